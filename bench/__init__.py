@@ -1,0 +1,31 @@
+"""bench: exact-cover tiling puzzles, one matrix, many engines, counts that agree.
+
+The data flow runs one way: a definition file is parsed into a
+:class:`~bench.models.puzzle.Puzzle`, encoded once as a
+:class:`~bench.models.cover.Cover`, and handed to the engines.
+
+>>> import bench
+>>> [puzzle] = bench.load("defs/pentominoes_10x6.txt")
+>>> cover = bench.Cover.from_puzzle(puzzle, redundancy=True)
+>>> puzzle.group.order, cover.redundancy.piece, cover.n_options
+(4, 'X', 2032)
+"""
+
+from bench.errors import BenchError, CoverError, DefinitionError, UsageError
+from bench.models.cover import Cover
+from bench.models.definition import parse_file, parse_text
+from bench.models.puzzle import Puzzle, load
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BenchError",
+    "Cover",
+    "CoverError",
+    "DefinitionError",
+    "Puzzle",
+    "UsageError",
+    "load",
+    "parse_file",
+    "parse_text",
+]

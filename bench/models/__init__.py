@@ -1,0 +1,1 @@
+"""Puzzle-side data: definitions, lattices, puzzles, symmetry and the exact-cover matrix."""

@@ -1,0 +1,334 @@
+"""Reader for polycube 2.0 puzzle definition files.
+
+A file holds one or more puzzles, each a ``D`` directive::
+
+    D:xDim=10:yDim=6:zDim=1[:oneSide[=1]]
+    C:name=V:[type=M|S:]layout=0 0 0, 1 0 0, 2 0 0, 2 1 0, 2 2 0
+    L[:stationary=S1 S2 ...]
+    . Z Z
+    . Z .
+    Z Z .
+    ~L
+    ~D
+
+``#`` starts a comment, blank lines between directives are ignored.  Inside a
+layout every non-blank character is one cell (``.`` is empty), horizontal white
+space is ignored, the first drawing line has y = yDim - 1, and 3-D slices are
+separated by commas, bottom slice (z = 0) first.  A blank line inside a layout
+is an empty drawing row.  Only stationary pieces are placed where they are
+drawn; mobile pieces may be drawn anywhere.
+
+Every malformed input raises :class:`~bench.errors.DefinitionError` carrying
+the file, the line and what was expected.  This module checks syntax only; the
+geometric checks (stationary pieces inside the box and disjoint, enough piece
+volume) happen when a :class:`~bench.models.puzzle.Puzzle` is built.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.errors import BenchError, DefinitionError
+
+RESERVED_NAMES = frozenset({".", "#"})
+MAX_BOX_CELLS = 1_000_000
+MAX_COORDINATE = 1_000_000
+STDIN_NAME = "<stdin>"
+
+_POSITIVE_INT = re.compile(r"^[0-9]+$")
+_SIGNED_INT = re.compile(r"^[+-]?[0-9]+$")
+
+
+@dataclass(frozen=True)
+class PieceDefinition:
+    """One piece as written in the file.
+
+    ``cells`` are the coordinates as drawn or listed (mobile pieces are
+    normalized later); ``line`` is where the piece was defined.
+    """
+
+    name: str
+    cells: tuple[tuple[int, int, int], ...]
+    stationary: bool
+    line: int
+
+
+@dataclass(frozen=True)
+class PuzzleDefinition:
+    """One ``D`` directive: the box, the piece list and where it came from."""
+
+    path: str
+    line: int
+    end_line: int
+    index: int
+    dims: tuple[int, int, int]
+    one_side: bool
+    pieces: tuple[PieceDefinition, ...]
+
+    @property
+    def label(self) -> str:
+        """``path`` for a single-puzzle file position 1, else ``path#index``."""
+        return self.path if self.index == 1 else f"{self.path}#{self.index}"
+
+
+def read_text(path: str | Path) -> tuple[str, str]:
+    """Read a definition file (``-`` is standard input) as text.
+
+    Returns
+    -------
+    (display_name, text)
+    """
+    path = str(path)
+    if path == "-":
+        data = sys.stdin.buffer.read()
+        name = STDIN_NAME
+    else:
+        name = path
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise BenchError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return name, data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise DefinitionError(name, line, "the file is not UTF-8 text") from None
+
+
+def parse_file(path: str | Path) -> list[PuzzleDefinition]:
+    """Parse every puzzle of one definition file (``-`` reads standard input)."""
+    name, text = read_text(path)
+    return parse_text(text, name)
+
+
+def parse_text(text: str, path: str = "<string>") -> list[PuzzleDefinition]:
+    """Parse definition text; ``path`` is used in error messages only.
+
+    Examples
+    --------
+    >>> defs = parse_text('''
+    ... D:xDim=2:yDim=1:zDim=1
+    ... C:name=d:layout=0 0 0, 1 0 0
+    ... ~D''')
+    >>> defs[0].dims, defs[0].pieces[0].name
+    ((2, 1, 1), 'd')
+    """
+    return _Parser(path).parse(text)
+
+
+def _strip_comment(line: str) -> str:
+    cut = line.find("#")
+    if cut >= 0:
+        line = line[:cut]
+    return line.strip()
+
+
+class _Parser:
+    def __init__(self, path: str):
+        self.path = path
+
+    def error(self, line: int, message: str) -> DefinitionError:
+        return DefinitionError(self.path, line, message)
+
+    # -- top level -----------------------------------------------------------
+
+    def parse(self, text: str) -> list[PuzzleDefinition]:
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        puzzles: list[PuzzleDefinition] = []
+        i = 0
+        while i < len(lines):
+            lineno = i + 1
+            content = _strip_comment(lines[i])
+            i += 1
+            if not content:
+                continue
+            directive = content.split(":", 1)[0].strip()
+            if directive == "D":
+                puzzle, i = self.parse_puzzle(lines, i, lineno, content, len(puzzles) + 1)
+                puzzles.append(puzzle)
+            elif directive in ("C", "L", "~D", "~L"):
+                raise self.error(lineno, f"'{directive}' outside a puzzle; expected a 'D:xDim=..:yDim=..:zDim=..' line first")
+            else:
+                raise self.error(lineno, f"unknown directive '{_clip(directive)}'; expected 'D:xDim=..:yDim=..:zDim=..'")
+        if not puzzles:
+            raise self.error(max(1, len(lines)), "no puzzle found; expected at least one 'D:xDim=..:yDim=..:zDim=..' ... '~D' block")
+        return puzzles
+
+    # -- D directive ---------------------------------------------------------
+
+    def parse_puzzle(self, lines, i, lineno, header, index):
+        dims, one_side = self.parse_d_header(lineno, header)
+        pieces: list[PieceDefinition] = []
+        names: dict[str, int] = {}
+
+        def add(piece: PieceDefinition) -> None:
+            if piece.name in names:
+                raise self.error(piece.line, f"duplicate piece name '{piece.name}' (first defined on line {names[piece.name]}); expected each piece to have its own name")
+            names[piece.name] = piece.line
+            pieces.append(piece)
+
+        while i < len(lines):
+            here = i + 1
+            content = _strip_comment(lines[i])
+            i += 1
+            if not content:
+                continue
+            directive = content.split(":", 1)[0].strip()
+            if content == "~D":
+                return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces)), i
+            if directive == "C":
+                add(self.parse_c(here, content, dims))
+            elif directive == "L":
+                layout, i = self.parse_layout(lines, i, here, content, dims)
+                for piece in layout:
+                    add(piece)
+            elif directive == "D":
+                raise self.error(here, f"missing '~D': the puzzle begun on line {lineno} is still open")
+            elif directive == "~L":
+                raise self.error(here, "'~L' without a matching 'L' directive")
+            elif directive.startswith("~"):
+                raise self.error(here, f"unknown terminator '{_clip(content)}'; expected '~D' alone on its line")
+            else:
+                raise self.error(here, f"unknown directive '{_clip(directive)}'; expected 'C:', 'L' or '~D' inside a puzzle")
+        raise self.error(max(1, len(lines)), f"missing '~D': the puzzle begun on line {lineno} is never closed")
+
+    def parse_attributes(self, lineno, header, allowed, flags=()):
+        """Split ``N:a=1:b=2`` into a dict; ``flags`` may appear without a value."""
+        attrs: dict[str, str] = {}
+        for part in header.split(":")[1:]:
+            part = part.strip()
+            if not part:
+                raise self.error(lineno, "empty attribute between ':' separators; expected name=value")
+            key, eq, value = part.partition("=")
+            key, value = key.strip(), value.strip()
+            if key not in allowed:
+                expected = ", ".join(allowed)
+                raise self.error(lineno, f"unknown attribute '{_clip(key)}'; expected one of: {expected}")
+            if key in attrs:
+                raise self.error(lineno, f"attribute '{key}' given twice")
+            if not eq:
+                if key not in flags:
+                    raise self.error(lineno, f"attribute '{key}' has no value; expected {key}=...")
+                value = "1"
+            attrs[key] = value
+        return attrs
+
+    def parse_d_header(self, lineno, header):
+        attrs = self.parse_attributes(lineno, header, ("xDim", "yDim", "zDim", "oneSide"), flags=("oneSide",))
+        dims = []
+        for key in ("xDim", "yDim", "zDim"):
+            if key not in attrs:
+                raise self.error(lineno, f"missing attribute '{key}'; expected D:xDim=X:yDim=Y:zDim=Z with positive integers")
+            value = attrs[key]
+            if not _POSITIVE_INT.match(value) or int(value) <= 0:
+                raise self.error(lineno, f"{key}={_clip(value)} is not a positive integer")
+            dims.append(int(value))
+        volume = dims[0] * dims[1] * dims[2]
+        if volume > MAX_BOX_CELLS:
+            raise self.error(lineno, f"a {dims[0]}x{dims[1]}x{dims[2]} box has {volume:,} cells, more than the supported {MAX_BOX_CELLS:,}")
+        one_side = False
+        if "oneSide" in attrs:
+            value = attrs["oneSide"]
+            if value not in ("0", "1"):
+                raise self.error(lineno, f"oneSide={_clip(value)}; expected oneSide, oneSide=1 or oneSide=0")
+            one_side = value == "1"
+        if one_side and dims[2] != 1:
+            raise self.error(lineno, f"oneSide needs a 2-D puzzle (zDim=1), but zDim={dims[2]}")
+        return tuple(dims), one_side
+
+    # -- C directive ---------------------------------------------------------
+
+    def parse_c(self, lineno, content, dims):
+        attrs = self.parse_attributes(lineno, content, ("name", "type", "layout"))
+        if "name" not in attrs or not attrs["name"]:
+            raise self.error(lineno, "missing piece name; expected C:name=N:[type=M|S:]layout=x y z, ...")
+        name = attrs["name"]
+        self.check_name(lineno, name)
+        kind = attrs.get("type", "M")
+        if kind not in ("M", "S"):
+            raise self.error(lineno, f"type={_clip(kind)}; expected type=M (mobile) or type=S (stationary)")
+        if "layout" not in attrs:
+            raise self.error(lineno, f"piece '{name}' has no layout; expected layout=x y z, x y z, ...")
+        cells = []
+        seen = set()
+        text = attrs["layout"]
+        if not text.strip():
+            raise self.error(lineno, f"piece '{name}' is empty; expected at least one 'x y z' triple")
+        for triple in text.split(","):
+            parts = triple.split()
+            if len(parts) != 3 or not all(_SIGNED_INT.match(p) for p in parts):
+                raise self.error(lineno, f"'{_clip(triple.strip())}' in the layout of '{name}' is not a coordinate; expected three integers 'x y z' separated by spaces, triples separated by commas")
+            cell = tuple(int(p) for p in parts)
+            if any(abs(v) > MAX_COORDINATE for v in cell):
+                raise self.error(lineno, f"coordinate {cell} of '{name}' is out of range; expected values within +-{MAX_COORDINATE:,}")
+            if cell in seen:
+                raise self.error(lineno, f"piece '{name}' lists cell {' '.join(map(str, cell))} twice")
+            seen.add(cell)
+            cells.append(cell)
+        return PieceDefinition(name, tuple(cells), kind == "S", lineno)
+
+    def check_name(self, lineno, name):
+        if name in RESERVED_NAMES:
+            raise self.error(lineno, f"the piece name '{name}' is reserved; choose another name")
+        if any(ch.isspace() for ch in name) or "," in name:
+            raise self.error(lineno, f"piece name '{_clip(name)}' contains white space or a comma; expected a name without them")
+
+    # -- L directive ---------------------------------------------------------
+
+    def parse_layout(self, lines, i, lineno, header, dims):
+        attrs = self.parse_attributes(lineno, header, ("stationary",))
+        stationary = attrs.get("stationary", "").split()
+        for name in stationary:
+            if name in RESERVED_NAMES:
+                raise self.error(lineno, f"the piece name '{name}' is reserved; choose another name")
+        if len(set(stationary)) != len(stationary):
+            raise self.error(lineno, "a stationary piece is listed twice")
+        rows: list[tuple[int, list[list[str]]]] = []
+        while i < len(lines):
+            here = i + 1
+            raw = lines[i]
+            i += 1
+            content = _strip_comment(raw)
+            if content == "~L":
+                return self.layout_pieces(lineno, rows, stationary, dims), i
+            if content == "~D":
+                raise self.error(here, f"missing '~L': the layout begun on line {lineno} is still open at '~D'")
+            slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
+            rows.append((here, slices))
+        raise self.error(max(1, len(lines)), f"missing '~L': the layout begun on line {lineno} is never closed")
+
+    def layout_pieces(self, lineno, rows, stationary, dims):
+        drawn = [(ln, s) for ln, s in rows if s]
+        if drawn:
+            first_line, first = drawn[0]
+            shape = [len(s) for s in first]
+            for ln, slices in drawn:
+                widths = [len(s) for s in slices]
+                if len(slices) > dims[2]:
+                    raise self.error(ln, f"the drawing has {len(slices)} slices but zDim={dims[2]}; expected at most {dims[2]} comma-separated slices")
+                if widths != shape:
+                    raise self.error(ln, f"ragged drawing row: slice widths {widths} differ from {shape} on line {first_line}; expected every row to have the same slices of the same width")
+        cells: dict[str, list[tuple[int, int, int]]] = {}
+        first_seen: dict[str, int] = {}
+        for row_index, (ln, slices) in enumerate(rows):
+            y = dims[1] - 1 - row_index
+            for z, tokens in enumerate(slices):
+                for x, ch in enumerate(tokens):
+                    if ch == ".":
+                        continue
+                    cells.setdefault(ch, []).append((x, y, z))
+                    first_seen.setdefault(ch, ln)
+        for name in stationary:
+            if name not in cells:
+                raise self.error(lineno, f"stationary piece '{_clip(name)}' does not appear in the drawing; expected its cells in the layout")
+        return [PieceDefinition(name, tuple(cells[name]), name in stationary, first_seen[name]) for name in cells]
+
+
+def _clip(text: str, width: int = 40) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= width else text[: width - 3] + "..."

@@ -1,0 +1,298 @@
+"""The puzzle model: box, open region, shapes with multiplicities, images.
+
+A :class:`Puzzle` is built from one parsed :class:`PuzzleDefinition`.  It
+checks the geometry (stationary pieces inside the box and disjoint, enough
+mobile volume), groups mobile pieces with the same shape under the allowed
+rotations into one :class:`Shape` with a multiplicity, lists each shape's
+distinct orientations, and enumerates the *bounded images*: every translation
+of every orientation lying wholly in the open region.
+
+Cells of the box are numbered in the x, y, z priority order of polycube's
+``f`` heuristic: ``index = (x * yDim + y) * zDim + z``.  Open cells keep that
+order and are numbered 0 .. n_open - 1; these numbers are the cell items of the
+exact-cover matrix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from bench.errors import DefinitionError
+from bench.models.definition import PieceDefinition, PuzzleDefinition, parse_file
+from bench.models.lattice import CUBIC, Lattice, normalize
+
+
+def _key(cells: np.ndarray) -> bytes:
+    return np.ascontiguousarray(cells, dtype=np.int64).tobytes()
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """A class of identical mobile pieces.
+
+    Attributes
+    ----------
+    index : int
+        Position in :attr:`Puzzle.shapes`.
+    names : tuple of str
+        Names of the mobile pieces of this shape, sorted; their count is the
+        multiplicity.
+    cells : ndarray
+        The canonical orientation (normalized, lexicographically smallest).
+    orientations : tuple of ndarray
+        Distinct orientations under the puzzle's allowed rotations.
+    parity : int
+        Magnitude of the checkerboard parity (black minus white cells).
+    stationary : int
+        Number of stationary pieces with the same shape.
+    """
+
+    index: int
+    names: tuple[str, ...]
+    cells: np.ndarray
+    orientations: tuple[np.ndarray, ...]
+    parity: int
+    stationary: int
+
+    @property
+    def name(self) -> str:
+        """The name shown for the shape: its first piece name."""
+        return self.names[0]
+
+    @property
+    def multiplicity(self) -> int:
+        """How many mobile pieces have this shape."""
+        return len(self.names)
+
+    @property
+    def size(self) -> int:
+        """Number of cells of one piece."""
+        return len(self.cells)
+
+
+@dataclass(frozen=True, eq=False)
+class ImageTable:
+    """Every bounded image of every shape, in CSR form.
+
+    ``cells[ptr[i]:ptr[i+1]]`` are the open-cell numbers of image ``i`` in
+    ascending order; images are grouped by shape, then orientation, then
+    translation in cell priority order.
+    """
+
+    shape: np.ndarray
+    orientation: np.ndarray
+    ptr: np.ndarray
+    cells: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.shape)
+
+    def image_cells(self, i: int) -> np.ndarray:
+        """Open-cell numbers of image ``i``."""
+        return self.cells[self.ptr[i] : self.ptr[i + 1]]
+
+    def of_shape(self, shape: int) -> np.ndarray:
+        """Indices of the images of one shape."""
+        return np.flatnonzero(self.shape == shape)
+
+    def rows(self, images: np.ndarray) -> np.ndarray:
+        """Cells of images that all have the same size, as an ``(n, size)`` array."""
+        if len(images) == 0:
+            return np.zeros((0, 0), dtype=np.int64)
+        size = int(self.ptr[images[0] + 1] - self.ptr[images[0]])
+        idx = self.ptr[images][:, None] + np.arange(size)[None, :]
+        return self.cells[idx].astype(np.int64)
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+class Puzzle:
+    """A puzzle ready to be encoded: immutable after construction.
+
+    Use :func:`load` or :meth:`from_definition`; both raise
+    :class:`~bench.errors.DefinitionError` on bad geometry.
+    """
+
+    def __init__(self, definition: PuzzleDefinition, lattice: Lattice = CUBIC):
+        self.definition = definition
+        self.lattice = lattice
+        self.dims = definition.dims
+        self.one_side = definition.one_side
+        self.planar = definition.dims[2] == 1
+        X, Y, Z = self.dims
+        self.box_cells = X * Y * Z
+        grid = np.full(self.box_cells, -1, dtype=np.int32)
+        stationary = [p for p in definition.pieces if p.stationary]
+        for k, piece in enumerate(stationary):
+            coords = np.array(piece.cells, dtype=np.int64).reshape(-1, 3)
+            outside = np.any((coords < 0) | (coords >= np.array(self.dims)), axis=1)
+            if outside.any():
+                x, y, z = (int(v) for v in coords[np.argmax(outside)])
+                raise DefinitionError(definition.path, piece.line, f"stationary piece '{piece.name}' has cell ({x} {y} {z}) outside the {X}x{Y}x{Z} box; expected 0 <= x < {X}, 0 <= y < {Y}, 0 <= z < {Z}")
+            idx = self.box_index(coords)
+            taken = grid[idx] >= 0
+            if taken.any():
+                other = stationary[grid[idx[np.argmax(taken)]]].name
+                x, y, z = (int(v) for v in coords[np.argmax(taken)])
+                raise DefinitionError(definition.path, piece.line, f"stationary piece '{piece.name}' overlaps stationary piece '{other}' at ({x} {y} {z})")
+            grid[idx] = k
+        self.stationary: tuple[PieceDefinition, ...] = tuple(stationary)
+        self.stationary_grid = _readonly(grid)
+        self.open_box = _readonly(np.flatnonzero(grid < 0).astype(np.int32))
+        box_to_open = np.full(self.box_cells, -1, dtype=np.int32)
+        box_to_open[self.open_box] = np.arange(len(self.open_box), dtype=np.int32)
+        self.box_to_open = _readonly(box_to_open)
+        self.shapes: tuple[Shape, ...] = self._classify()
+        mobile_volume = sum(s.size * s.multiplicity for s in self.shapes)
+        if mobile_volume < self.n_open:
+            raise DefinitionError(definition.path, definition.line, f"the mobile pieces have volume {mobile_volume} but the box has {self.n_open} open cells; expected at least {self.n_open} cells of mobile pieces")
+        self.mobile_volume = mobile_volume
+
+    @classmethod
+    def from_definition(cls, definition: PuzzleDefinition, lattice: Lattice = CUBIC) -> "Puzzle":
+        """Build and check a puzzle from its parsed definition."""
+        return cls(definition, lattice)
+
+    # -- geometry ------------------------------------------------------------
+
+    @property
+    def n_open(self) -> int:
+        """Number of open cells (cell items of the matrix)."""
+        return len(self.open_box)
+
+    @property
+    def spare(self) -> bool:
+        """True when the pieces' volume exceeds the open volume."""
+        return self.mobile_volume > self.n_open
+
+    @property
+    def name(self) -> str:
+        """A label for reports: the file name, with ``#k`` for the k-th puzzle of a file."""
+        return self.definition.label
+
+    def box_index(self, coords: np.ndarray) -> np.ndarray:
+        """Box cell numbers of coordinate rows (which must lie in the box)."""
+        coords = np.asarray(coords, dtype=np.int64)
+        _, Y, Z = self.dims
+        return (coords[..., 0] * Y + coords[..., 1]) * Z + coords[..., 2]
+
+    @cached_property
+    def box_coords(self) -> np.ndarray:
+        """Coordinates ``int64[box_cells, 3]`` of every box cell, by cell number."""
+        X, Y, Z = self.dims
+        x, y, z = np.meshgrid(np.arange(X), np.arange(Y), np.arange(Z), indexing="ij")
+        return _readonly(np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1).astype(np.int64))
+
+    @cached_property
+    def open_coords(self) -> np.ndarray:
+        """Coordinates of the open cells, by open-cell number."""
+        return _readonly(self.box_coords[self.open_box])
+
+    @cached_property
+    def parity(self) -> int:
+        """Checkerboard parity of the open region (black minus white cells)."""
+        return int(self.lattice.colour(self.open_coords).sum())
+
+    def allowed_rotations(self) -> np.ndarray:
+        """Lattice rotations a piece may undergo in this puzzle."""
+        return self.lattice.allowed_rotations(self.planar, self.one_side)
+
+    def orientations_of(self, cells: np.ndarray) -> list[np.ndarray]:
+        """Distinct normalized orientations of a cell set, in rotation order."""
+        seen: dict[bytes, np.ndarray] = {}
+        for r in self.allowed_rotations():
+            o = normalize(self.lattice.rotate(int(r), cells))
+            seen.setdefault(_key(o), o)
+        return list(seen.values())
+
+    def canonical_key(self, cells: np.ndarray) -> bytes:
+        """Key equal for two cell sets exactly when one is an allowed rotation and translation of the other."""
+        return min(_key(o) for o in self.orientations_of(cells))
+
+    def _classify(self) -> tuple[Shape, ...]:
+        groups: dict[bytes, list[PieceDefinition]] = {}
+        for piece in self.definition.pieces:
+            if not piece.stationary:
+                groups.setdefault(self.canonical_key(np.array(piece.cells)), []).append(piece)
+        stationary_keys = [self.canonical_key(np.array(p.cells)) for p in self.stationary]
+        ordered = sorted(groups.items(), key=lambda kv: min(p.name for p in kv[1]))
+        shapes = []
+        for index, (key, pieces) in enumerate(ordered):
+            names = tuple(sorted(p.name for p in pieces))
+            orients = self.orientations_of(np.array(pieces[0].cells))
+            canonical = min(orients, key=_key)
+            colour = self.lattice.colour(canonical)
+            shapes.append(Shape(index, names, _readonly(canonical), tuple(_readonly(o) for o in orients),
+                                abs(int(colour.sum())), stationary_keys.count(key)))
+        return tuple(shapes)
+
+    # -- images --------------------------------------------------------------
+
+    @cached_property
+    def images(self) -> ImageTable:
+        """All bounded images of all mobile shapes."""
+        dims = np.array(self.dims, dtype=np.int64)
+        shape_ids, orient_ids, rows = [], [], []
+        for shape in self.shapes:
+            for o, cells in enumerate(shape.orientations):
+                extent = cells.max(axis=0) + 1
+                room = dims - extent + 1
+                if np.any(room <= 0):
+                    continue
+                tx, ty, tz = np.meshgrid(np.arange(room[0]), np.arange(room[1]), np.arange(room[2]), indexing="ij")
+                shifts = np.stack([tx.ravel(), ty.ravel(), tz.ravel()], axis=1)
+                placed = self.box_index(shifts[:, None, :] + cells[None, :, :])
+                open_idx = self.box_to_open[placed]
+                ok = np.all(open_idx >= 0, axis=1)
+                if not ok.any():
+                    continue
+                # cells are sorted in priority order and translation keeps that order
+                rows.append(open_idx[ok])
+                shape_ids.append(np.full(int(ok.sum()), shape.index, dtype=np.int32))
+                orient_ids.append(np.full(int(ok.sum()), o, dtype=np.int32))
+        if rows:
+            sizes = np.concatenate([np.full(len(r), r.shape[1], dtype=np.int64) for r in rows])
+            flat = np.concatenate([r.ravel() for r in rows]).astype(np.int32)
+            shape_arr = np.concatenate(shape_ids)
+            orient_arr = np.concatenate(orient_ids)
+        else:
+            sizes = np.zeros(0, dtype=np.int64)
+            flat = np.zeros(0, dtype=np.int32)
+            shape_arr = np.zeros(0, dtype=np.int32)
+            orient_arr = np.zeros(0, dtype=np.int32)
+        ptr = np.zeros(len(sizes) + 1, dtype=np.int32)
+        np.cumsum(sizes, out=ptr[1:])
+        return ImageTable(_readonly(shape_arr), _readonly(orient_arr), _readonly(ptr), _readonly(flat))
+
+    @cached_property
+    def image_parity(self) -> np.ndarray:
+        """Checkerboard parity of every bounded image."""
+        colour = self.lattice.colour(self.open_coords)
+        sums = np.add.reduceat(colour[self.images.cells], self.images.ptr[:-1]) if len(self.images) else np.zeros(0)
+        return _readonly(np.asarray(sums, dtype=np.int64))
+
+    @cached_property
+    def group(self):
+        """The puzzle's symmetry group (see :mod:`bench.models.symmetry`)."""
+        from bench.models.symmetry import SymmetryGroup
+
+        return SymmetryGroup.of(self)
+
+
+def load(path) -> list[Puzzle]:
+    """Read every puzzle of a definition file (``-`` for standard input).
+
+    Examples
+    --------
+    >>> import bench
+    >>> [p] = bench.load("defs/pentominoes_10x6.txt")
+    >>> p.dims, len(p.shapes), len(p.images)
+    ((10, 6, 1), 12, 2056)
+    """
+    return [Puzzle.from_definition(d) for d in parse_file(path)]

@@ -1,0 +1,355 @@
+"""Symmetry: the puzzle's group, the rotational-redundancy filter, exact counts.
+
+**The group.**  A rotation of the lattice belongs to the puzzle's symmetry
+group when it maps the box onto itself, the open region onto itself and the
+multiset of mobile shapes onto itself.  A 3-D puzzle tries the 24 proper
+rotations; a 2-D puzzle the 8 that keep the plane (turns and flips).  In a
+one-sided puzzle a flip turns every piece into its mirror image, so it
+qualifies only when the piece set is closed under mirroring with equal
+multiplicities.  Stationary pieces count as part of the container.
+
+**The redundancy filter** (polycube ``-r``) picks a piece whose shape is
+unique and keeps one image per orbit of the subgroup G0 that maps its shape
+to itself: the lexicographically smallest (by sorted cell numbers).  Every
+orbit of solutions then still contains at least one cover of the filtered
+matrix.
+
+**Exact counts.**  Each engine reports *covers* (exact covers of the filtered
+matrix), *unique* (orbits of the group on all solutions) and *total* (all
+solutions).  For a cover C let Orb(C) be its orbit under the whole group
+and F the set of covers that survive the filters.  C is counted as unique
+exactly when it is the smallest member of ``Orb(C) ∩ F``, comparing solutions
+as grids of option numbers in cell order, and then contributes
+``|G| / |Stab(C)|`` to the total.  This needs no stored solutions, holds for
+any filter that keeps a representative of every orbit (the redundancy filter,
+or none at all when every piece has a twin), and is decided by
+:func:`classify_cover`, a numba kernel the native engines call directly and the
+other engines reach through :class:`SolutionCounter`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numba import njit
+
+from bench.errors import UsageError
+
+MAX_GROUP_ORDER = 64
+
+
+def match_rows(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """Index of each query row in ``reference`` (rows must be unique), or -1."""
+    reference = np.ascontiguousarray(reference, dtype=np.int64)
+    queries = np.ascontiguousarray(queries, dtype=np.int64)
+    if len(reference) == 0:
+        return np.full(len(queries), -1, dtype=np.int64)
+    row = np.dtype((np.void, reference.shape[1] * 8))
+    ref = reference.view(row).ravel()
+    qry = queries.view(row).ravel()
+    order = np.argsort(ref, kind="stable")
+    ordered = ref[order]
+    pos = np.minimum(np.searchsorted(ordered, qry), len(ordered) - 1)
+    return np.where(ordered[pos] == qry, order[pos], -1)
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class SymmetryGroup:
+    """The symmetry group of one puzzle, as permutations.
+
+    Attributes
+    ----------
+    rotations : ndarray
+        Lattice rotation numbers, identity first.
+    names : tuple of str
+        A readable name per element, such as ``(-x,-y,z)``.
+    cell_perm : ndarray
+        ``int32[order, n_open]``: open cell c goes to ``cell_perm[g, c]``.
+    shape_perm : ndarray
+        ``int32[order, n_shapes]``: what each element does to the shapes
+        (the identity except for flips of one-sided puzzles).
+    """
+
+    puzzle: object
+    rotations: np.ndarray
+    names: tuple[str, ...]
+    cell_perm: np.ndarray
+    shape_perm: np.ndarray
+
+    @property
+    def order(self) -> int:
+        """Number of elements."""
+        return len(self.rotations)
+
+    @classmethod
+    def of(cls, puzzle) -> "SymmetryGroup":
+        """Compute the symmetry group of a :class:`~bench.models.puzzle.Puzzle`."""
+        lattice = puzzle.lattice
+        candidates = lattice.allowed_rotations(puzzle.planar, False)
+        box = puzzle.box_coords
+        dims = np.array(puzzle.dims)
+        is_open = puzzle.box_to_open >= 0
+        keys = {puzzle.canonical_key(s.cells): s.index for s in puzzle.shapes}
+        rotations, names, perms, shape_perms = [], [], [], []
+        for r in candidates:
+            r = int(r)
+            moved = lattice.rotate(r, box)
+            moved -= moved.min(axis=0)
+            if np.any(moved.max(axis=0) != dims - 1):
+                continue
+            box_perm = puzzle.box_index(moved)
+            if not np.array_equal(is_open[box_perm], is_open):
+                continue
+            shape_perm = []
+            for shape in puzzle.shapes:
+                target = keys.get(puzzle.canonical_key(lattice.rotate(r, shape.cells)))
+                if target is None or puzzle.shapes[target].multiplicity != shape.multiplicity:
+                    break
+                shape_perm.append(target)
+            else:
+                rotations.append(r)
+                names.append(lattice.describe(r))
+                perms.append(puzzle.box_to_open[box_perm[puzzle.open_box]])
+                shape_perms.append(shape_perm)
+        if len(rotations) > MAX_GROUP_ORDER:
+            raise AssertionError(f"group of order {len(rotations)} exceeds {MAX_GROUP_ORDER}")
+        cell_perm = np.array(perms, dtype=np.int32).reshape(len(rotations), puzzle.n_open)
+        shape_perm = np.array(shape_perms, dtype=np.int32).reshape(len(rotations), len(puzzle.shapes))
+        return cls(puzzle, _readonly(np.array(rotations, dtype=np.int64)), tuple(names),
+                   _readonly(cell_perm), _readonly(shape_perm))
+
+    @cached_property
+    def image_map(self) -> np.ndarray:
+        """``int32[order, n_images]``: the image each element turns each image into."""
+        images = self.puzzle.images
+        n = len(images)
+        out = np.full((self.order, n), -1, dtype=np.int32)
+        sizes = np.diff(images.ptr)
+        for size in np.unique(sizes):
+            ids = np.flatnonzero(sizes == size)
+            rows = images.rows(ids)
+            shapes = images.shape[ids].astype(np.int64)
+            reference = np.column_stack([shapes, rows])
+            for g in range(self.order):
+                moved = np.sort(self.cell_perm[g][rows], axis=1)
+                query = np.column_stack([self.shape_perm[g][shapes], moved])
+                found = match_rows(reference, query)
+                out[g, ids] = np.where(found >= 0, ids[found], -1)
+        if np.any(out < 0):
+            raise AssertionError("a symmetry maps a bounded image outside the open region")
+        return _readonly(out)
+
+
+@dataclass(frozen=True, eq=False)
+class Redundancy:
+    """The rotational-redundancy filter applied to one piece.
+
+    Attributes
+    ----------
+    shape : int
+        The constrained shape.
+    piece : str
+        Its piece name.
+    kept : ndarray
+        Image numbers kept (one per orbit of ``subgroup_order`` elements).
+    images : int
+        Images of the piece before filtering.
+    stabilizers : ndarray
+        Order of the stabilizer (within the subgroup) of each kept image.
+    score : float
+        Expected covers per unique solution among solutions that use the
+        piece: the subgroup's index times the mean stabilizer order.
+    always_used : bool
+        Every solution uses the piece (false with spare pieces, where a
+        solution without it is not constrained at all).
+    """
+
+    shape: int
+    piece: str
+    kept: np.ndarray
+    images: int
+    subgroup_order: int
+    stabilizers: np.ndarray
+    score: float
+    always_used: bool
+
+    @property
+    def perfect(self) -> bool:
+        """True when the filter leaves no rotationally redundant covers."""
+        return self.score == 1.0 and self.always_used
+
+
+def redundancy_for_shape(puzzle, shape: int) -> Redundancy:
+    """The redundancy filter that constrains one (unique) shape."""
+    group = puzzle.group
+    images = puzzle.images
+    ids = images.of_shape(shape)
+    sub = np.flatnonzero(group.shape_perm[:, shape] == shape)
+    position = np.full(len(images), -1, dtype=np.int64)
+    position[ids] = np.arange(len(ids))
+    rows = images.rows(ids)
+    rank = np.empty(len(ids), dtype=np.int64)
+    if len(ids):
+        rank[np.lexsort(rows.T[::-1])] = np.arange(len(ids))
+    mapped = group.image_map[sub][:, ids]
+    orbit_min = rank[position[mapped]].min(axis=0) if len(ids) else rank
+    keep = rank == orbit_min
+    stabilizers = (mapped == ids[None, :]).sum(axis=0)[keep]
+    score = (group.order / len(sub)) * (float(stabilizers.mean()) if len(stabilizers) else 1.0)
+    return Redundancy(shape, puzzle.shapes[shape].name, _readonly(ids[keep].astype(np.int32)), len(ids),
+                      len(sub), _readonly(stabilizers.astype(np.int64)), score, not puzzle.spare)
+
+
+def choose_redundancy(puzzle, piece: str | None = None) -> Redundancy | None:
+    """Pick the piece to constrain, or check the one the user named.
+
+    With ``piece=None`` every mobile piece whose shape is unique and that fits
+    somewhere is tried; the one with the lowest score wins, then the one with
+    the fewest kept images, then the larger piece, then the first shape.
+    Returns None when the group is trivial or no piece qualifies.
+
+    Raises
+    ------
+    UsageError
+        When the named piece does not exist, is stationary, or shares its
+        shape with another piece.
+    """
+    if piece is not None:
+        for shape in puzzle.shapes:
+            if piece in shape.names:
+                if shape.multiplicity > 1:
+                    raise UsageError(f"cannot constrain piece '{piece}': {shape.multiplicity} pieces share its shape ({' '.join(shape.names)}); the redundancy filter needs a piece with a unique shape")
+                if puzzle.group.order == 1:
+                    return None
+                return redundancy_for_shape(puzzle, shape.index)
+        stationary = {p.name for p in puzzle.stationary}
+        what = "is stationary" if piece in stationary else "is not a piece of this puzzle"
+        choices = " ".join(s.name for s in puzzle.shapes if s.multiplicity == 1) or "none"
+        raise UsageError(f"cannot constrain piece '{piece}': it {what}; pieces with a unique shape: {choices}")
+    if puzzle.group.order == 1:
+        return None
+    best = None
+    for shape in puzzle.shapes:
+        if shape.multiplicity != 1 or not np.any(puzzle.images.shape == shape.index):
+            continue
+        cand = redundancy_for_shape(puzzle, shape.index)
+        key = (cand.score, len(cand.kept), -shape.size, shape.index)
+        if best is None or key < best[0]:
+            best = (key, cand)
+    return best[1] if best else None
+
+
+@njit(cache=True)
+def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid):
+    """Decide whether a cover is the canonical member of its orbit.
+
+    Parameters
+    ----------
+    chosen : int32[:]
+        Option numbers of the cover in its first ``n_chosen`` entries.
+    opt_ptr, opt_items : int32[:]
+        The cover's CSR matrix.
+    n_cells : int
+        Number of cell items (items ``0 .. n_cells - 1``).
+    cell_inv : int32[:, :]
+        ``cell_inv[g, c]`` is the cell that element g sends to cell c.
+    opt_map : int32[:, :]
+        ``opt_map[g, o]``: the option element g turns option o into, -1 if
+        that image was filtered out.
+    opt_gmask : uint64[:]
+        Bit g set when ``opt_map[g, o] >= 0``.
+    grid : int32[:]
+        Scratch space of ``n_cells`` entries.
+
+    Returns
+    -------
+    int64
+        0 when another member of the orbit is smaller; otherwise the order of
+        the cover's stabilizer (its orbit holds ``order / stabilizer``
+        solutions).
+    """
+    mask = ~np.uint64(0)
+    for k in range(n_chosen):
+        mask &= opt_gmask[chosen[k]]
+    if mask == np.uint64(1):
+        return 1
+    for k in range(n_chosen):
+        o = chosen[k]
+        for p in range(opt_ptr[o], opt_ptr[o + 1]):
+            item = opt_items[p]
+            if item < n_cells:
+                grid[item] = o
+    stabilizer = 1
+    for g in range(1, opt_map.shape[0]):
+        if (mask >> np.uint64(g)) & np.uint64(1) == 0:
+            continue
+        verdict = 0
+        for c in range(n_cells):
+            mine = grid[c]
+            theirs = opt_map[g, grid[cell_inv[g, c]]]
+            if theirs != mine:
+                verdict = -1 if theirs < mine else 1
+                break
+        if verdict < 0:
+            return 0
+        if verdict == 0:
+            stabilizer += 1
+    return stabilizer
+
+
+class SolutionCounter:
+    """Accumulates covers, unique and total from covers handed in one by one.
+
+    Engines that count inside a numba kernel call :func:`classify_cover`
+    themselves; the others (CP-SAT, SAT, the reference solver) use this.
+
+    Examples
+    --------
+    Knuth's example: options {c, e}, {a, d, f} and {b, g} cover items a..g.
+
+    >>> import bench
+    >>> rows = [[2, 4], [0, 3, 6], [1, 2, 5], [0, 3, 5], [1, 6], [3, 4, 6]]
+    >>> counter = SolutionCounter(bench.Cover.from_options(rows, [1] * 7))
+    >>> counter.add([0, 3, 4])
+    1
+    >>> counter.counts()
+    (1, 1, 1)
+    >>> counter.add([0, 1])
+    Traceback (most recent call last):
+    ...
+    bench.errors.CoverError: not an exact cover: item 'i1' is covered 0 times, expected 1
+    """
+
+    def __init__(self, cover, verify: bool = True):
+        self.cover = cover
+        self.verify = verify
+        self.covers = 0
+        self.unique = 0
+        self.total = 0
+        self._grid = np.zeros(max(cover.n_cells, 1), dtype=np.int32)
+
+    def add(self, options) -> int:
+        """Count one cover; returns its orbit share of the total (0 if not canonical)."""
+        chosen = np.asarray(options, dtype=np.int32)
+        if self.verify:
+            self.cover.check_solution(chosen)
+        sym = self.cover.symmetry
+        stab = classify_cover(chosen, len(chosen), self.cover.opt_ptr, self.cover.opt_items, self.cover.n_cells,
+                              sym.cell_inv, sym.opt_map, sym.opt_gmask, self._grid)
+        self.covers += 1
+        if stab:
+            self.unique += 1
+            self.total += sym.order // stab
+            return sym.order // stab
+        return 0
+
+    def counts(self) -> tuple[int, int, int]:
+        """``(covers, unique, total)`` so far."""
+        return self.covers, self.unique, self.total

@@ -1,0 +1,42 @@
+"""Shared test set-up: paths, the --runslow switch and hypothesis profiles."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFS = ROOT / "defs"
+DATA = ROOT / "tests" / "data"
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _run_from_root():
+    """Doctests and defs paths are written relative to the repository root."""
+    old = os.getcwd()
+    os.chdir(ROOT)
+    yield
+    os.chdir(old)

@@ -1,0 +1,147 @@
+"""The definition-file reader: syntax, layouts, and one error per malformed input."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import pytest
+
+from bench import DefinitionError, load, parse_text
+from bench.models.definition import parse_file
+
+PENT = """
+D:xDim=3:yDim=2:zDim=1
+C:name=A:type=M:layout=0 0 0, 1 0 0, 2 0 0
+L
+B B B
+~L
+~D
+"""
+
+
+def parse_error(text: str) -> DefinitionError:
+    with pytest.raises(DefinitionError) as info:
+        defs = parse_text(text, "t.txt")
+        from bench.models.puzzle import Puzzle
+
+        for d in defs:
+            Puzzle.from_definition(d)
+    return info.value
+
+
+def test_coordinate_and_layout_pieces():
+    [d] = parse_text(PENT)
+    assert d.dims == (3, 2, 1) and not d.one_side
+    a, b = d.pieces
+    assert a.name == "A" and a.cells == ((0, 0, 0), (1, 0, 0), (2, 0, 0)) and not a.stationary
+    # the first drawing line is y = yDim - 1
+    assert b.cells == ((0, 1, 0), (1, 1, 0), (2, 1, 0))
+
+
+def test_comments_blank_lines_and_several_puzzles():
+    text = "# header\n\n" + PENT + "   # between\n" + PENT.replace("xDim=3", "xDim=3 ") + "\n"
+    defs = parse_text(text)
+    assert [d.index for d in defs] == [1, 2]
+    assert defs[1].line > defs[0].end_line
+
+
+def test_three_dimensional_layout_slices_bottom_first():
+    [d] = parse_text("D:xDim=2:yDim=2:zDim=2\nL\nA A, B B\nA . , B B\n~L\n~D\n")
+    a, b = d.pieces
+    assert set(a.cells) == {(0, 1, 0), (1, 1, 0), (0, 0, 0)}
+    assert set(b.cells) == {(0, 1, 1), (1, 1, 1), (0, 0, 1), (1, 0, 1)}
+
+
+def test_horizontal_white_space_is_ignored_in_layouts():
+    [d1] = parse_text("D:xDim=3:yDim=1:zDim=1\nL\nA A A\n~L\n~D")
+    [d2] = parse_text("D:xDim=3:yDim=1:zDim=1\nL\nAAA\n~L\n~D")
+    assert d1.pieces[0].cells == d2.pieces[0].cells
+
+
+def test_mobile_pieces_may_be_drawn_outside_the_box():
+    text = "D:xDim=2:yDim=1:zDim=1\nL\n. . . . . A A\n. . . . . . .\n. . . . . . .\n~L\n~D"
+    [puzzle] = [p for p in map(__import__("bench").Puzzle.from_definition, parse_text(text))]
+    assert len(puzzle.images) == 1
+
+
+def test_stationary_pieces_are_placed_where_drawn():
+    text = "D:xDim=3:yDim=2:zDim=1\nL:stationary=S\nS . .\n. . .\n~L\nC:name=a:layout=0 0 0,1 0 0,2 0 0,3 0 0,4 0 0\n~D"
+    [puzzle] = [__import__("bench").Puzzle.from_definition(d) for d in parse_text(text)]
+    assert puzzle.stationary[0].cells == ((0, 1, 0),)
+    assert puzzle.n_open == 5 and puzzle.spare is False
+
+
+def test_one_side_flag_forms():
+    for flag in (":oneSide", ":oneSide=1"):
+        [d] = parse_text(f"D:xDim=2:yDim=1:zDim=1{flag}\nC:name=a:layout=0 0 0,1 0 0\n~D")
+        assert d.one_side
+    [d] = parse_text("D:xDim=2:yDim=1:zDim=1:oneSide=0\nC:name=a:layout=0 0 0,1 0 0\n~D")
+    assert not d.one_side
+
+
+def test_standard_input(monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PENT.encode())))
+    [d] = parse_file("-")
+    assert d.path == "<stdin>"
+
+
+def test_blank_line_inside_a_layout_is_an_empty_row():
+    [d] = parse_text("D:xDim=1:yDim=3:zDim=1\nL:stationary=S\nS\n\nS\n~L\nC:name=m:layout=0 0 0\n~D")
+    assert set(d.pieces[0].cells) == {(0, 2, 0), (0, 0, 0)}
+
+
+@pytest.mark.parametrize(
+    "text, line, fragment",
+    [
+        ("X:foo=1\n", 1, "unknown directive 'X'"),
+        ("D:xDim=1:yDim=1:zDim=1:colour=red\n~D", 1, "unknown attribute 'colour'"),
+        ("D:xDim=1:yDim=1:zDim=1\nQ:name=a\n~D", 2, "unknown directive 'Q'"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=0 0 0:size=3\n~D", 2, "unknown attribute 'size'"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=0 0 0\n", 2, "missing '~D'"),
+        ("D:xDim=1:yDim=1:zDim=1\nL\na\n", 3, "missing '~L'"),
+        ("D:xDim=1:yDim=1:zDim=1\nL\na\n~D\n", 4, "missing '~L'"),
+        ("D:xDim=0:yDim=1:zDim=1\n~D", 1, "xDim=0 is not a positive integer"),
+        ("D:xDim=2:yDim=x:zDim=1\n~D", 1, "yDim=x is not a positive integer"),
+        ("D:xDim=2:yDim=1\n~D", 1, "missing attribute 'zDim'"),
+        ("D:xDim=2:yDim=2:zDim=2:oneSide\n~D", 1, "oneSide needs a 2-D puzzle"),
+        ("D:xDim=2:yDim=1:zDim=1\nC:name=a:type=S:layout=2 0 0\nC:name=b:layout=0 0 0\n~D", 2, "outside the 2x1x1 box"),
+        ("D:xDim=2:yDim=1:zDim=1\nC:name=a:type=S:layout=0 0 0\nC:name=b:type=S:layout=0 0 0\nC:name=c:layout=0 0 0\n~D", 3, "overlaps stationary piece 'a'"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=.:layout=0 0 0\n~D", 2, "reserved"),
+        ("D:xDim=1:yDim=1:zDim=1\nL:stationary=.\na\n~L\n~D", 2, "reserved"),
+        ("D:xDim=2:yDim=1:zDim=1\nC:name=a:layout=0 0 0\nC:name=a:layout=0 0 0\n~D", 3, "duplicate piece name 'a'"),
+        ("D:xDim=2:yDim=1:zDim=1\nC:name=a:layout=0 0 0\nL\n. a\n~L\n~D", 4, "duplicate piece name 'a'"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=\n~D", 2, "is empty"),
+        ("D:xDim=3:yDim=2:zDim=1\nL\na a a\na a\n~L\n~D", 4, "ragged drawing row"),
+        ("D:xDim=3:yDim=1:zDim=1\nL\na a a, b b b\n~L\n~D", 3, "2 slices but zDim=1"),
+        ("D:xDim=3:yDim=1:zDim=1\nC:name=a:layout=0 0 0, 1 0 0\n~D", 1, "volume 2 but the box has 3 open cells"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=0 0\n~D", 2, "is not a coordinate"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=0 0 0, 0 0 0\n~D", 2, "twice"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:type=X:layout=0 0 0\n~D", 2, "type=X"),
+        ("D:xDim=1:yDim=1:zDim=1\nL:stationary=Q\na\n~L\n~D", 2, "does not appear in the drawing"),
+        ("C:name=a:layout=0 0 0\n", 1, "outside a puzzle"),
+        ("~D\n", 1, "outside a puzzle"),
+        ("# nothing\n", 1, "no puzzle found"),
+        ("D:xDim=1000:yDim=1000:zDim=1000\n~D", 1, "more than the supported"),
+        ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=0 0 99999999999\n~D", 2, "out of range"),
+        ("D:xDim=1:yDim=1:zDim=1\n~L\n~D", 2, "'~L' without a matching 'L'"),
+        ("D:xDim=1:yDim=1:zDim=1\nD:xDim=1:yDim=1:zDim=1\n~D", 2, "missing '~D'"),
+    ],
+)
+def test_every_malformed_input_names_file_line_and_expectation(text, line, fragment):
+    err = parse_error(text)
+    assert err.path == "t.txt"
+    assert err.line == line, str(err)
+    assert fragment in err.message, str(err)
+    assert str(err).startswith(f"t.txt:{line}: ")
+
+
+def test_unreadable_file_is_a_user_error(tmp_path):
+    from bench import BenchError
+
+    with pytest.raises(BenchError, match="cannot read"):
+        load(tmp_path / "missing.txt")
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"D:xDim=1:yDim=1:zDim=1\n\xff\n")
+    with pytest.raises(DefinitionError, match="bad.txt:2: the file is not UTF-8"):
+        load(bad)
