@@ -1,0 +1,155 @@
+"""One interface for every engine, and the registry of engines by name.
+
+Every engine takes the same :class:`~bench.models.cover.Cover`, the same
+:class:`Settings` (search knobs) and :class:`Limits`, and returns the same
+:class:`Result`.  Adding an engine means writing one module with a class that
+has ``name``, ``available()``, ``supported`` and ``solve()``, and adding its
+name to :data:`ENGINES`.  An engine whose library is missing is still
+registered but reports ``available() == False``; runners record it as
+skipped.  A setting an engine does not implement is refused, never ignored.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Callable, Protocol
+
+from bench.errors import UsageError
+
+
+class Status(str, Enum):
+    """How a solve ended.  Only ``SOLVED`` counts are exact and comparable."""
+
+    SOLVED = "solved"
+    LIMIT = "limit"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When to stop a search early, and how many solutions to hand back.
+
+    Attributes
+    ----------
+    max_solutions : int or None
+        Stop after this many covers.
+    node_limit : int or None
+        Stop after this many search nodes (engines without nodes ignore it
+        only if they say so in their ``supported`` set).
+    time_limit : float or None
+        Seconds of solve time.
+    keep_solutions : int
+        How many covers to return in :attr:`Result.solutions`.
+    """
+
+    max_solutions: int | None = None
+    node_limit: int | None = None
+    time_limit: float | None = None
+    keep_solutions: int = 0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Search configuration.  Defaults mean "not asked for".
+
+    Attributes
+    ----------
+    order : str or None
+        Ordering-heuristic schedule in polycube syntax, e.g. ``s=12:f=5``.
+    goal : int
+        Stop each branch when this many pieces remain and report the partial
+        assembly (sub-puzzle splitting); 0 solves completely.
+    first_item : int or None
+        Item to branch on first (polycube ``-R``: the redundancy piece).
+    trace : int
+        polycube ``-t``: report the state after placements and removals.
+    """
+
+    order: str | None = None
+    goal: int = 0
+    first_item: int | None = None
+    trace: int = 0
+
+    def requested(self) -> set[str]:
+        """Names of the settings that differ from their defaults."""
+        return {f.name for f in fields(self) if getattr(self, f.name) != f.default}
+
+
+@dataclass
+class Result:
+    """What an engine reports.
+
+    ``covers`` counts exact covers of the matrix; ``unique`` and ``total``
+    come from the canonical check (None when an engine cannot tell, or in goal
+    mode where the covers are partial).  ``stats`` holds machine-independent
+    counters (nodes, fits, ...), ``timings`` the phases in seconds: ``compile``
+    (JIT, never part of ``solve``), ``setup`` and ``solve``.
+    """
+
+    engine: str
+    status: Status
+    covers: int | None = None
+    unique: int | None = None
+    total: int | None = None
+    variant: str = ""
+    solutions: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    message: str = ""
+    cover_hash: str = ""
+
+
+SolutionSink = Callable[[list, list], None]
+"""Receives a batch of covers (option arrays) and their orbit shares (0 = not canonical)."""
+
+
+class Engine(Protocol):
+    """What every engine provides."""
+
+    name: str
+    supported: frozenset[str]
+
+    def available(self) -> bool:
+        """True when the engine's libraries are installed."""
+
+    def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(),
+              on_solutions: SolutionSink | None = None, on_trace=None) -> Result:
+        """Solve ``cover``; see :class:`Result`."""
+
+
+ENGINES: dict[str, str] = {
+    "dlx": "bench.native.dlx:DlxEngine",
+}
+"""Engine name -> ``module:class``; imported only when asked for."""
+
+
+def engine_names() -> list[str]:
+    """Registered engine names."""
+    return sorted(ENGINES)
+
+
+def get_engine(name: str) -> Engine:
+    """An engine instance by name (case-insensitive).
+
+    Raises
+    ------
+    UsageError
+        For an unknown name, listing the valid ones.
+    """
+    key = name.strip().lower()
+    if key not in ENGINES:
+        raise UsageError(f"unknown engine '{name}'; expected one of: {', '.join(engine_names())}")
+    module, _, cls = ENGINES[key].partition(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+def check_settings(engine: Engine, settings: Settings) -> None:
+    """Refuse settings the engine does not implement."""
+    unsupported = sorted(settings.requested() - set(engine.supported))
+    if unsupported:
+        raise UsageError(f"engine '{engine.name}' does not implement: {', '.join(unsupported)}")
