@@ -2,6 +2,8 @@
 
 Subcommands:
 
+``bench solve FILE...``
+    Solve puzzles with one engine, polycube-style (see :mod:`bench.solve`).
 ``bench info FILE...``
     What polycube's ``-i`` prints before a search, as ``KEY=value`` lines
     (``--json`` for scripts).
@@ -18,18 +20,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
 
-from bench import __version__
+from bench import __version__, solve
 from bench.errors import BenchError
 from bench.expected import FILE_NAME, expected_for, load_expected
 from bench.facts import format_facts, puzzle_facts
+from bench.inputs import definition_files, load_puzzles
 from bench.models.cover import Cover
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
-from bench.models.puzzle import Puzzle
 
 
 def _redundancy_setting(value: str):
@@ -39,34 +42,6 @@ def _redundancy_setting(value: str):
     if value == ".":
         return None
     return value
-
-
-def load_puzzles(path: str, errors: list[str]):
-    """Yield ``(puzzle, parse_seconds)`` for each puzzle of a file; record errors instead of raising."""
-    start = time.perf_counter()
-    try:
-        definitions = parse_file(path)
-    except BenchError as exc:
-        errors.append(str(exc))
-        return
-    parse_seconds = time.perf_counter() - start
-    for definition in definitions:
-        try:
-            yield Puzzle.from_definition(definition), parse_seconds
-        except BenchError as exc:
-            errors.append(str(exc))
-
-
-def definition_files(paths: list[str]) -> list[str]:
-    """Expand directories to the ``*.txt`` files below them, in sorted order."""
-    out = []
-    for path in paths:
-        p = Path(path)
-        if path != "-" and p.is_dir():
-            out.extend(str(f) for f in sorted(p.rglob("*.txt")))
-        else:
-            out.append(path)
-    return out
 
 
 def cmd_info(args) -> int:
@@ -162,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
     check.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
     check.set_defaults(func=cmd_check)
+
+    solve.add_parser(sub)
     return parser
 
 
@@ -176,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bench: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``bench solve ... | head``): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 if __name__ == "__main__":

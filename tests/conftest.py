@@ -40,3 +40,18 @@ def _run_from_root():
     os.chdir(ROOT)
     yield
     os.chdir(old)
+
+
+def available_engines() -> list[str]:
+    """Registered engines whose libraries are installed."""
+    from bench.engines import engine_names, get_engine
+
+    return [name for name in engine_names() if get_engine(name).available()]
+
+
+@pytest.fixture(params=available_engines())
+def engine(request):
+    """Every available engine in turn: behaviour tests run against all of them."""
+    from bench.engines import get_engine
+
+    return get_engine(request.param)

@@ -8,7 +8,7 @@ coordinates directly.  Both must agree on known puzzles and on random ones.
 
 from __future__ import annotations
 
-import numpy as np
+import itertools
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -130,10 +130,10 @@ def test_canonical_counts_equal_brute_force_orbit_counts(puzzle):
     unique, total = orbit_counts(puzzle, solutions, unfiltered)
     assert counts(unfiltered) == (total, unique, total)
     candidates = [True] + [s.name for s in puzzle.shapes if s.multiplicity == 1]
-    for redundancy in candidates:
-        cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+    for redundancy, method in itertools.product(candidates, ("orbit", "orientation")):
+        cover = Cover.from_puzzle(puzzle, redundancy=redundancy, method=method)
         covers, u, t = counts(cover)
-        assert (u, t) == (unique, total), f"redundancy={redundancy}"
+        assert (u, t) == (unique, total), f"redundancy={redundancy} method={method}"
         assert unique <= covers <= total
         if cover.redundancy is not None and cover.redundancy.perfect:
             assert covers == unique

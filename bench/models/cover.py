@@ -121,7 +121,7 @@ class Cover:
     # -- construction ----------------------------------------------------------
 
     @classmethod
-    def from_puzzle(cls, puzzle, redundancy: bool | str | None = None) -> "Cover":
+    def from_puzzle(cls, puzzle, redundancy: bool | str | None = None, method: str = "orientation") -> "Cover":
         """Encode a puzzle as an exact-cover matrix.
 
         Parameters
@@ -130,6 +130,11 @@ class Cover:
         redundancy : None, False, True or str
             Apply the rotational-redundancy filter: ``True`` picks the piece
             automatically, a string names it, ``None``/``False`` turns it off.
+        method : str
+            ``orientation`` (polycube's way: one orientation per orbit, the
+            drawn one where possible, then one translation per orbit) or
+            ``orbit`` (the smallest image of each orbit); see
+            :func:`~bench.models.symmetry.redundancy_for_shape`.
 
         Examples
         --------
@@ -140,9 +145,9 @@ class Cover:
         ('X', 8, 2032)
         """
         if redundancy is True:
-            red = choose_redundancy(puzzle)
+            red = choose_redundancy(puzzle, method=method)
         elif redundancy:
-            red = choose_redundancy(puzzle, str(redundancy))
+            red = choose_redundancy(puzzle, str(redundancy), method)
         else:
             red = None
         images = puzzle.images
@@ -301,17 +306,19 @@ class Cover:
 
     # -- decoding ----------------------------------------------------------------
 
-    def placements(self, options) -> list[tuple[str, np.ndarray]]:
-        """Pieces of a solution as ``(name, box coordinates)``, stationary pieces first.
+    def placements(self, options, partial: bool = False) -> list[tuple[str, np.ndarray, bool]]:
+        """Pieces of a solution as ``(name, box coordinates, stationary)``, stationary pieces first.
 
         Identical pieces get their names in a canonical order: the copy
-        whose first cell comes first takes the first name.
+        whose first cell comes first takes the first name.  With ``partial``
+        the options may leave cells open (a goal-mode partial assembly).
         """
         puzzle = self.puzzle
         if puzzle is None:
             raise CoverError("this cover was not built from a puzzle and cannot be decoded")
-        self.check_solution(options)
-        out = [(p.name, np.array(p.cells, dtype=np.int64)) for p in puzzle.stationary]
+        if not partial:
+            self.check_solution(options)
+        out = [(p.name, np.array(p.cells, dtype=np.int64), True) for p in puzzle.stationary]
         by_shape: dict[int, list[np.ndarray]] = {}
         for o in options:
             image = int(self.opt_image[int(o)])
@@ -320,12 +327,12 @@ class Cover:
         for shape, cells_list in sorted(by_shape.items()):
             cells_list.sort(key=lambda c: int(c[0]))
             for name, cells in zip(puzzle.shapes[shape].names, cells_list):
-                out.append((name, puzzle.open_coords[cells]))
+                out.append((name, puzzle.open_coords[cells], False))
         return out
 
-    def grid(self, options) -> np.ndarray:
-        """The filled box as an ``(xDim, yDim, zDim)`` array of piece names."""
+    def grid(self, options, partial: bool = False) -> np.ndarray:
+        """The box as an ``(xDim, yDim, zDim)`` array of piece names (``.`` where open)."""
         grid = np.full(self.puzzle.dims, ".", dtype=object)
-        for name, coords in self.placements(options):
+        for name, coords, _ in self.placements(options, partial):
             grid[coords[:, 0], coords[:, 1], coords[:, 2]] = name
         return grid

@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from bench.errors import UsageError
+from bench.models.lattice import normalize
 
 MAX_GROUP_ORDER = 64
 
@@ -179,6 +180,7 @@ class Redundancy:
     stabilizers: np.ndarray
     score: float
     always_used: bool
+    method: str = "orientation"
 
     @property
     def perfect(self) -> bool:
@@ -186,8 +188,21 @@ class Redundancy:
         return self.score == 1.0 and self.always_used
 
 
-def redundancy_for_shape(puzzle, shape: int) -> Redundancy:
-    """The redundancy filter that constrains one (unique) shape."""
+REDUNDANCY_METHODS = ("orientation", "orbit")
+
+
+def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Redundancy:
+    """The redundancy filter that constrains one (unique) shape.
+
+    ``orbit`` keeps the lexicographically smallest image of each orbit.
+    ``orientation`` works as polycube does: it first keeps one orientation per
+    orbit of the group acting on the piece's orientations (the orientation
+    the piece is drawn in where possible), then, among the images in a kept
+    orientation, the smallest image of each orbit of the elements that fix
+    that orientation.  Both keep at least one image of every orbit; they
+    coincide for the X of 10x6, and ``orientation`` holds the L of the Tetris
+    Cube to its drawn orientation, as polycube's ``-r L`` does.
+    """
     group = puzzle.group
     images = puzzle.images
     ids = images.of_shape(shape)
@@ -200,14 +215,32 @@ def redundancy_for_shape(puzzle, shape: int) -> Redundancy:
         rank[np.lexsort(rows.T[::-1])] = np.arange(len(ids))
     mapped = group.image_map[sub][:, ids]
     orbit_min = rank[position[mapped]].min(axis=0) if len(ids) else rank
-    keep = rank == orbit_min
+    representative = rank == orbit_min
+    target = puzzle.shapes[shape]
+    if method == "orbit":
+        keep = representative
+    elif method == "orientation":
+        keys = {o.tobytes(): k for k, o in enumerate(target.orientations)}
+        # moves[g, r]: the orientation element g turns orientation r into
+        moves = np.array([[keys[normalize(puzzle.lattice.rotate(int(group.rotations[g]), o)).tobytes()]
+                           for o in target.orientations] for g in sub])
+        drawn = next(p for p in puzzle.definition.pieces if p.name == target.name)
+        preferred = keys[normalize(np.array(drawn.cells)).tobytes()]
+        kept_orient = {min(set(moves[:, r]), key=lambda q: (q != preferred, q)) for r in range(len(target.orientations))}
+        orient = images.orientation[ids]
+        fixes = moves[:, orient] == orient[None, :]
+        same_orbit_rank = np.where(fixes, rank[position[mapped]], np.iinfo(np.int64).max).min(axis=0)
+        keep = np.isin(orient, list(kept_orient)) & (rank == same_orbit_rank)
+    else:
+        raise UsageError(f"unknown redundancy method '{method}'; expected one of: {', '.join(REDUNDANCY_METHODS)}")
     stabilizers = (mapped == ids[None, :]).sum(axis=0)[keep]
-    score = (group.order / len(sub)) * (float(stabilizers.mean()) if len(stabilizers) else 1.0)
-    return Redundancy(shape, puzzle.shapes[shape].name, _readonly(ids[keep].astype(np.int32)), len(ids),
-                      len(sub), _readonly(stabilizers.astype(np.int64)), score, not puzzle.spare)
+    orbits = max(int(representative.sum()), 1)
+    score = (group.order / len(sub)) * float(stabilizers.sum()) / orbits if len(ids) else 1.0
+    return Redundancy(shape, target.name, _readonly(ids[keep].astype(np.int32)), len(ids),
+                      len(sub), _readonly(stabilizers.astype(np.int64)), score, not puzzle.spare, method)
 
 
-def choose_redundancy(puzzle, piece: str | None = None) -> Redundancy | None:
+def choose_redundancy(puzzle, piece: str | None = None, method: str = "orientation") -> Redundancy | None:
     """Pick the piece to constrain, or check the one the user named.
 
     With ``piece=None`` every mobile piece whose shape is unique and that fits
@@ -228,7 +261,7 @@ def choose_redundancy(puzzle, piece: str | None = None) -> Redundancy | None:
                     raise UsageError(f"cannot constrain piece '{piece}': {shape.multiplicity} pieces share its shape ({' '.join(shape.names)}); the redundancy filter needs a piece with a unique shape")
                 if puzzle.group.order == 1:
                     return None
-                return redundancy_for_shape(puzzle, shape.index)
+                return redundancy_for_shape(puzzle, shape.index, method)
         stationary = {p.name for p in puzzle.stationary}
         what = "is stationary" if piece in stationary else "is not a piece of this puzzle"
         choices = " ".join(s.name for s in puzzle.shapes if s.multiplicity == 1) or "none"
@@ -239,7 +272,7 @@ def choose_redundancy(puzzle, piece: str | None = None) -> Redundancy | None:
     for shape in puzzle.shapes:
         if shape.multiplicity != 1 or not np.any(puzzle.images.shape == shape.index):
             continue
-        cand = redundancy_for_shape(puzzle, shape.index)
+        cand = redundancy_for_shape(puzzle, shape.index, method)
         key = (cand.score, len(cand.kept), -shape.size, shape.index)
         if best is None or key < best[0]:
             best = (key, cand)

@@ -85,25 +85,32 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     Calling again resumes exactly where it stopped.  ``snap[2L]`` holds the
     item sizes on entering level L, ``snap[2L+1]`` those before each branch.
     """
-    n_items = size.shape[0]
+    n_items = np.uint32(size.shape[0])
     root = n_items
+
+    U = np.uint32
+    one = U(1)
 
     def remove(z, t):
         # move node z past the end of item t's active segment
+        st = size[t]
         p = loc[z]
-        e = set_start[t] + size[t] - 1
+        e = set_start[t] + U(st) - one
         y = sets[e]
         sets[p] = y
         loc[y] = p
         sets[e] = z
         loc[z] = e
-        size[t] -= 1
+        size[t] = st - 1
 
     def drop_option(o):
         # take option o out of play: remove its node from each of its items
-        for z in range(opt_ptr[o], opt_ptr[o + 1]):
+        z = opt_ptr[o]
+        zend = opt_ptr[o + one]
+        while z < zend:
             remove(z, opt_items[z])
-        return opt_ptr[o + 1] - opt_ptr[o]
+            z += one
+        return zend - opt_ptr[o]
 
     def close(j, check):
         # item j just closed: take each option still in its set out of every
@@ -111,17 +118,22 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
         # the lists do in dancing links); with check, give up with -1 as soon
         # as an item would keep fewer options than it still needs
         n = 0
-        start = set_start[j]
-        for k in range(start, start + size[j]):
+        k = set_start[j]
+        stop = k + U(size[j])
+        while k < stop:
             y = sets[k]
             o = node_opt[y]
-            for z in range(opt_ptr[o], opt_ptr[o + 1]):
+            z = opt_ptr[o]
+            zend = opt_ptr[o + one]
+            while z < zend:
                 if z != y:
                     t = opt_items[z]
                     if check and size[t] <= lo[t] - count[t]:
                         return -1
                     remove(z, t)
                     n += 1
+                z += one
+            k += one
         return n
 
     def unlist(t):
@@ -135,14 +147,19 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     def commit(o, x):
         # count the items of option o other than node x and close the full
         # ones; -1 if that leaves an item that cannot be satisfied
-        for z in range(opt_ptr[o], opt_ptr[o + 1]):
+        zend = opt_ptr[o + one]
+        z = opt_ptr[o]
+        while z < zend:
             if z != x:
                 t = opt_items[z]
-                count[t] += 1
-                if count[t] == lo[t]:
+                c = count[t] + 1
+                count[t] = c
+                if c == lo[t]:
                     unlist(t)
+            z += one
         n = 0
-        for z in range(opt_ptr[o], opt_ptr[o + 1]):
+        z = opt_ptr[o]
+        while z < zend:
             if z != x:
                 t = opt_items[z]
                 if count[t] == hi[t]:
@@ -150,10 +167,14 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     if m < 0:
                         return -1
                     n += m
+            z += one
         return n
 
     def uncommit(o, x):
-        for z in range(opt_ptr[o + 1] - 1, opt_ptr[o] - 1, -1):
+        z = opt_ptr[o + one]
+        zstart = opt_ptr[o]
+        while z > zstart:
+            z -= one
             if z != x:
                 t = opt_items[z]
                 if count[t] == lo[t]:
@@ -161,16 +182,22 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 count[t] -= 1
 
     def save(row):
-        for i in range(n_items):
-            snap[row, i] = size[i]
+        r = U(row)
+        i = U(0)
+        while i < n_items:
+            snap[r, i] = size[i]
+            i += one
 
     def restore(row):
-        for i in range(n_items):
-            size[i] = snap[row, i]
+        r = U(row)
+        i = U(0)
+        while i < n_items:
+            size[i] = snap[r, i]
+            i += one
 
     def choose(k, rank_row):
         # the item to branch on; its branching degree is size - need + 1
-        best = -1
+        best = root
         best_size = 1 << 30
         i = rlink[root]
         if k != FIXED_ORDER:
@@ -184,11 +211,12 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 i = rlink[i]
             return best
         # fixed order: an item with 0, then 1 option wins; else the lowest-ranked cell
-        small = -1
+        small = root
         small_size = 2
         best_rank = 1 << 30
-        fallback = -1
+        fallback = root
         fallback_size = 1 << 30
+        rr = U(rank_row)
         while i != root:
             degree = size[i] - (lo[i] - count[i]) + 1
             if degree < small_size:
@@ -197,7 +225,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if degree <= 0:
                     break
             if i < n_cells:
-                r = rank[rank_row, i]
+                r = rank[rr, i]
                 if r < best_rank:
                     best_rank = r
                     best = i
@@ -205,9 +233,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 fallback = i
                 fallback_size = degree
             i = rlink[i]
-        if small >= 0:
+        if small != root:
             return small
-        if best >= 0:
+        if best != root:
             return best
         return fallback
 
@@ -256,7 +284,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     break
                 continue
             if level == 0 and first_item >= 0:
-                b = first_item
+                b = U(first_item)
             else:
                 b = choose(kind[remaining], table[remaining])
             need = lo[b] - count[b]
@@ -275,7 +303,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 updates_by[remaining] += n
                 save(2 * level + 1)
                 cur[level] = set_start[b]
-                end[level] = set_start[b] + size[b]
+                end[level] = set_start[b] + U(size[b])
                 phase = TRY
             else:
                 mode[level] = 1
@@ -318,7 +346,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 restore(2 * level)
                 phase = BACKUP
                 continue
-            x = sets[set_start[b] + size[b] - 1]
+            x = sets[set_start[b] + U(size[b]) - one]
             o = node_opt[x]
             save(2 * level + 1)
             remaining = n_pieces - level
@@ -383,24 +411,24 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
 
 
 def build_sets(cover):
-    """Sparse-set arrays of a cover: ``node_opt, sets, loc, set_start, size``."""
+    """Sparse-set arrays of a cover: ``node_opt, sets, loc, set_start`` (uint32) and ``size``."""
     items = cover.opt_items.astype(np.int64)
-    node_opt = np.repeat(np.arange(cover.n_options, dtype=np.int32), np.diff(cover.opt_ptr))
+    node_opt = np.repeat(np.arange(cover.n_options, dtype=np.uint32), np.diff(cover.opt_ptr))
     size = np.bincount(items, minlength=cover.n_items).astype(np.int32)
-    set_start = np.zeros(cover.n_items, dtype=np.int32)
+    set_start = np.zeros(cover.n_items, dtype=np.uint32)
     np.cumsum(size[:-1], out=set_start[1:])
-    sets = np.argsort(items, kind="stable").astype(np.int32)
-    loc = np.empty(len(items), dtype=np.int32)
-    loc[sets] = np.arange(len(items), dtype=np.int32)
+    sets = np.argsort(items, kind="stable").astype(np.uint32)
+    loc = np.empty(len(items), dtype=np.uint32)
+    loc[sets] = np.arange(len(items), dtype=np.uint32)
     return node_opt, sets, loc, set_start, size
 
 
 def branching_list(cover):
     """``llink, rlink``: the items that must be covered at least once, in item order, with root ``n_items``."""
     n = cover.n_items
-    llink = np.zeros(n + 1, dtype=np.int32)
-    rlink = np.zeros(n + 1, dtype=np.int32)
-    chain = np.concatenate([[n], np.flatnonzero(cover.item_lo > 0), [n]]).astype(np.int32)
+    llink = np.zeros(n + 1, dtype=np.uint32)
+    rlink = np.zeros(n + 1, dtype=np.uint32)
+    chain = np.concatenate([[n], np.flatnonzero(cover.item_lo > 0), [n]]).astype(np.uint32)
     rlink[chain[:-1]] = chain[1:]
     llink[chain[1:]] = chain[:-1]
     return llink, rlink
@@ -460,12 +488,14 @@ class Search:
         self.count = np.zeros(cover.n_items, dtype=np.int32)
         self.lo = np.ascontiguousarray(cover.item_lo, dtype=np.int32)
         self.hi = np.ascontiguousarray(cover.item_hi, dtype=np.int32)
+        self.opt_ptr = cover.opt_ptr.astype(np.uint32)
+        self.opt_items = cover.opt_items.astype(np.uint32)
         self.snap = np.zeros((2 * (depth + 1), cover.n_items), dtype=np.int32)
-        self.branch = np.zeros(depth + 1, dtype=np.int32)
+        self.branch = np.zeros(depth + 1, dtype=np.uint32)
         self.mode = np.zeros(depth + 1, dtype=np.int32)
-        self.cur = np.zeros(depth + 1, dtype=np.int32)
-        self.end = np.zeros(depth + 1, dtype=np.int32)
-        self.node = np.zeros(depth + 1, dtype=np.int32)
+        self.cur = np.zeros(depth + 1, dtype=np.uint32)
+        self.end = np.zeros(depth + 1, dtype=np.uint32)
+        self.node = np.zeros(depth + 1, dtype=np.uint32)
         self.chosen = np.zeros(depth + 1, dtype=np.int32)
         self.state = np.zeros(N_STATE, dtype=np.int64)
         self.attempts = np.zeros(self.n_pieces + 1, dtype=np.int64)
@@ -500,7 +530,7 @@ class Search:
                     budget = min(budget, left)
                 t0 = time.perf_counter()
                 code = dlx_search(
-                    self.cover.opt_ptr, self.cover.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
+                    self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
                     self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
                     self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
                     self.state, self.attempts, self.fits, self.updates_by,
@@ -529,20 +559,21 @@ class Search:
         except KeyboardInterrupt:
             status = Status.INTERRUPTED
         self.solve_seconds = time.perf_counter() - start
-        self._drain()
+        # after Ctrl-C the covers found are kept but no longer handed to the sink
+        self._drain(notify=status != Status.INTERRUPTED)
         return status
 
-    def _drain(self) -> None:
+    def _drain(self, notify: bool = True) -> None:
         """Hand the buffered covers to the sink and keep the first ``keep_solutions``."""
         stored = int(self.state[S_STORED])
         if stored == 0:
             return
         batch = [self.sol_buf[k, : self.sol_len[k]].copy() for k in range(stored)]
+        self.state[S_STORED] = 0
         if len(self.kept) < self.keep:
             self.kept.extend(batch[: self.keep - len(self.kept)])
-        if self.on_solutions is not None:
+        if notify and self.on_solutions is not None:
             self.on_solutions(batch, self.sol_weight[:stored].tolist())
-        self.state[S_STORED] = 0
 
     def stats(self) -> dict:
         """Machine-independent counters, per number of remaining pieces where it applies."""

@@ -1,0 +1,38 @@
+"""Turning command-line paths into puzzles, collecting errors instead of stopping."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from bench.errors import BenchError
+from bench.models.definition import parse_file
+from bench.models.puzzle import Puzzle
+
+
+def load_puzzles(path: str, errors: list[str]):
+    """Yield ``(puzzle, parse_seconds)`` for each puzzle of a file; record errors instead of raising."""
+    start = time.perf_counter()
+    try:
+        definitions = parse_file(path)
+    except BenchError as exc:
+        errors.append(str(exc))
+        return
+    parse_seconds = time.perf_counter() - start
+    for definition in definitions:
+        try:
+            yield Puzzle.from_definition(definition), parse_seconds
+        except BenchError as exc:
+            errors.append(str(exc))
+
+
+def definition_files(paths: list[str]) -> list[str]:
+    """Expand directories to the ``*.txt`` files below them, in sorted order."""
+    out = []
+    for path in paths:
+        p = Path(path)
+        if path != "-" and p.is_dir():
+            out.extend(str(f) for f in sorted(p.rglob("*.txt")))
+        else:
+            out.append(path)
+    return out

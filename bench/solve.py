@@ -1,0 +1,208 @@
+"""``bench solve``: the polycube-style front end.
+
+It takes polycube's options as long flags (with polycube's short letters
+where they do not clash), solves every puzzle of every file with one engine,
+prints solutions in polycube's formats and, with ``--info``, the
+configuration, the puzzle facts and the search statistics as ``KEY=value``
+lines.  ``--json`` prints one JSON document for scripts instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from bench.engines import Limits, Settings, Status, check_settings, engine_names, get_engine
+from bench.errors import BenchError, UsageError
+from bench.facts import format_facts, puzzle_facts
+from bench.inputs import load_puzzles
+from bench.models.cover import Cover
+from bench.models.symmetry import REDUNDANCY_METHODS
+from bench.output import layout_lines, parse_format, render
+
+
+def add_parser(sub) -> None:
+    """Register the ``solve`` subcommand."""
+    p = sub.add_parser("solve", help="solve puzzles polycube-style and print their solutions",
+                       description="Solve every puzzle of the given files. Options follow polycube 2.0; "
+                                   "put -- before the files when an option with an optional argument comes last.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
+    p.add_argument("-e", "--engine", default="dlx", help=f"engine: {', '.join(engine_names())} (default dlx)")
+    p.add_argument("-r", "--redundancy", nargs="?", const="#", default=".", metavar="PIECE",
+                   help="rotational-redundancy filter: without PIECE (or #) a piece is picked; . turns it off (default)")
+    p.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
+                   help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
+                        "(the smallest image of each orbit)")
+    p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
+    p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s)")
+    p.add_argument("-g", "--goal", type=int, default=0, metavar="N",
+                   help="report a partial assembly whenever N pieces remain, then backtrack")
+    p.add_argument("-t", "--trace", type=int, default=0, metavar="K", help="show the puzzle after placements and removals (polycube -t)")
+    p.add_argument("-i", "--info", action="store_true", help="print configuration, puzzle facts and statistics")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print solutions")
+    p.add_argument("-O", "--output", default="BL", metavar="FORMAT", help="B/F/S then L/C (default BL)")
+    p.add_argument("-u", "--unique", action="store_true", help="print only solutions that are unique up to symmetry")
+    p.add_argument("--max-solutions", type=int, metavar="N", help="stop after N covers")
+    p.add_argument("--node-limit", type=int, metavar="N", help="stop after N search nodes")
+    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="stop after this much solve time")
+    p.add_argument("--json", action="store_true", help="print one JSON document instead of solutions and KEY=value lines")
+    p.set_defaults(func=run)
+
+
+def _redundancy(value: str):
+    return True if value == "#" else (None if value == "." else value)
+
+
+def settings_from(args, cover) -> Settings:
+    """Engine settings from the command line, checked against the cover."""
+    first_item = None
+    if args.redundancy_first:
+        red = cover.redundancy
+        if red is None:
+            raise UsageError("--redundancy-first needs the redundancy filter (-r) and a puzzle with symmetries")
+        first_item = cover.n_cells + red.shape
+        if cover.item_lo[first_item] == 0:
+            raise UsageError(f"--redundancy-first: piece '{red.piece}' may stay unused (spare pieces), so it cannot be placed first")
+    if args.goal < 0:
+        raise UsageError("--goal must be >= 0")
+    return Settings(order=args.order, goal=args.goal, first_item=first_item, trace=args.trace)
+
+
+def configuration(args, settings: Settings, engine_name: str) -> dict:
+    """The solver configuration as polycube's ``--info`` lists it."""
+    return {
+        "engine": engine_name,
+        "goal": settings.goal,
+        "info": int(args.info),
+        "orderingHeuristicConfig": settings.order or "s",
+        "outputFormat": (args.output or "BL").upper(),
+        "quiet": int(args.quiet),
+        "redundancyFilter": args.redundancy,
+        "redundancyFilterFirst": int(args.redundancy_first),
+        "redundancyMethod": args.redundancy_method,
+        "trace": settings.trace,
+        "unique": int(args.unique),
+        "maxSolutions": args.max_solutions or 0,
+        "nodeLimit": args.node_limit or 0,
+        "timeLimit": args.time_limit or 0,
+    }
+
+
+def result_lines(result, n_pieces: int) -> list[str]:
+    """The after-search ``KEY=value`` lines."""
+    stats = result.stats
+    lines = [f"STATUS={result.status.value}", f"SOLUTIONS={result.covers}"]
+    if result.unique is not None:
+        lines += [f"UNIQUE={result.unique}", f"TOTAL={result.total}"]
+    solve = result.timings.get("solve", 0.0)
+    if solve > 0:
+        lines.append(f"SOLUTIONS_PER_SEC={result.covers / solve:.4f}")
+    for key in ("nodes", "updates", "dead_ends"):
+        if key in stats:
+            lines.append(f"{key.upper()}={stats[key]}")
+    lines.append(f"ATTEMPTS_TOTAL={stats.get('attempts', 0)}")
+    lines.append(f"FITS_TOTAL={stats.get('fits', 0)}")
+    for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
+        values = stats.get(key)
+        if values:
+            width = len(str(n_pieces))
+            lines += [f"{label}[{n:>{width}}]={values[n]}" for n in range(1, len(values))]
+    for phase, seconds in result.timings.items():
+        lines.append(f"{phase.upper()}_SECONDS={seconds:.6f}")
+    return lines
+
+
+def run(args) -> int:
+    """Solve every puzzle of ``args.files``; returns the exit status."""
+    form, piece_form = parse_format(args.output)
+    engine = get_engine(args.engine)
+    if not engine.available():
+        raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
+    limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
+    errors: list[str] = []
+    documents = []
+    interrupted = False
+    for path in args.files:
+        for puzzle, parse_seconds in load_puzzles(path, errors):
+            try:
+                start = time.perf_counter()
+                cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy), method=args.redundancy_method)
+                encode_seconds = time.perf_counter() - start
+                settings = settings_from(args, cover)
+                check_settings(engine, settings)
+            except BenchError as exc:
+                errors.append(f"{puzzle.name}: {exc}")
+                continue
+            config = configuration(args, settings, engine.name)
+            facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds})
+            if args.info and not args.json:
+                print("\n".join(f"{k}={v}" for k, v in config.items()))
+                print("\n".join(format_facts(facts)))
+            printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0,
+                                       silent=args.quiet or args.json)
+            tracer = _Tracer(cover) if settings.trace and not args.json else None
+            result = engine.solve(cover, settings, Limits(**limits_base), on_solutions=printer, on_trace=tracer)
+            result.timings = {"parse": parse_seconds, "encode": encode_seconds, **result.timings}
+            n_pieces = sum(s.multiplicity for s in puzzle.shapes)
+            if args.json:
+                documents.append({"configuration": config, "puzzle": facts, "result": {
+                    "status": result.status.value, "covers": result.covers, "unique": result.unique,
+                    "total": result.total, "variant": result.variant, "stats": result.stats,
+                    "timings": result.timings, "cover_hash": result.cover_hash}})
+            elif args.info:
+                print("\n".join(result_lines(result, n_pieces)))
+            interrupted = interrupted or result.status == Status.INTERRUPTED
+            if interrupted:
+                break
+        if interrupted:
+            break
+    if args.json:
+        json.dump(documents, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    for message in errors:
+        print(message, file=sys.stderr)
+    if interrupted:
+        print("bench: interrupted; the counts above are partial", file=sys.stderr)
+        return 130
+    return 2 if errors else 0
+
+
+class _SolutionPrinter:
+    """Prints each batch of covers as it arrives (numbered in order of output)."""
+
+    def __init__(self, cover, form, piece_form, unique_only, partial, silent):
+        self.cover = cover
+        self.form = form
+        self.piece_form = piece_form
+        self.unique_only = unique_only
+        self.partial = partial
+        self.silent = silent
+        self.printed = 0
+
+    def __call__(self, batch, weights) -> None:
+        if self.silent:
+            return
+        out = []
+        for options, weight in zip(batch, weights):
+            if self.unique_only and not self.partial and weight == 0:
+                continue
+            self.printed += 1
+            out.append(f"# --- SOLUTION {self.printed} ---")
+            out.extend(render(self.cover, options, self.form, self.piece_form, self.partial))
+        if out:
+            sys.stdout.write("\n".join(out) + "\n")
+
+
+class _Tracer:
+    """Prints the puzzle state for trace events."""
+
+    def __init__(self, cover):
+        self.cover = cover
+        self.count = 0
+
+    def __call__(self, kind, options) -> None:
+        self.count += 1
+        lines = [f"TRACE {self.count}:"] + layout_lines(self.cover.grid(options, partial=True)) + ["END TRACE"]
+        sys.stdout.write("\n".join(lines) + "\n")
+

@@ -1,0 +1,122 @@
+"""bench solve: polycube's options, output formats that read back, info and JSON."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import bench
+from bench.cli import main
+from conftest import DEFS, ROOT
+
+
+def run(capsys, *argv):
+    status = main(["solve", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def keyvalues(out):
+    return dict(line.split("=", 1) for line in out.splitlines() if "=" in line and not line.startswith("#"))
+
+
+def test_brief_layout_output(capsys):
+    status, out, _ = run(capsys, "-r", "--max-solutions", "1", "--", str(DEFS / "pentominoes_20x3.txt"))
+    assert status == 0
+    lines = out.splitlines()
+    assert lines[0] == "# --- SOLUTION 1 ---"
+    assert len(lines) == 4 and all(len(line.split()) == 20 for line in lines[1:])
+    assert sorted(set("".join(lines[1:]).replace(" ", ""))) == sorted("FILNPTUVWXYZ")
+
+
+def test_three_d_layout_slices_are_separated_by_commas(capsys):
+    status, out, _ = run(capsys, "--max-solutions", "1", str(DEFS / "somacube.txt"))
+    rows = out.splitlines()[1:]
+    assert len(rows) == 3 and all(row.count(",") == 2 for row in rows)
+
+
+@pytest.mark.parametrize("fmt", ["F", "FL", "FC"])
+def test_full_output_reads_back_as_the_same_puzzle(capsys, tmp_path, fmt):
+    status, out, _ = run(capsys, "-O", fmt, "--max-solutions", "2", str(DEFS / "tetriscube.txt"))
+    assert status == 0
+    f = tmp_path / "back.txt"
+    f.write_text(out)
+    [original] = bench.load(DEFS / "tetriscube.txt")
+    puzzles = bench.load(f)
+    assert len(puzzles) == 2
+    for p in puzzles:
+        assert option_set(bench.Cover.from_puzzle(p)) == option_set(bench.Cover.from_puzzle(original))
+
+
+def option_set(cover):
+    """The options as a set of item tuples: equal puzzles, whatever order the shapes were drawn in."""
+    return {tuple(cover.option(o)) for o in range(cover.n_options)}
+
+
+@pytest.mark.parametrize("fmt", ["S", "SL", "SC"])
+def test_sub_puzzle_output_reads_back_with_exactly_that_solution(capsys, tmp_path, fmt):
+    status, out, _ = run(capsys, "-O", fmt, "--max-solutions", "2", str(DEFS / "tetriscube.txt"))
+    f = tmp_path / "back.txt"
+    f.write_text(out)
+    status, out, _ = run(capsys, "-q", "-i", str(f))
+    assert status == 0
+    assert [line for line in out.splitlines() if line.startswith("SOLUTIONS=")] == ["SOLUTIONS=1"] * 2
+
+
+def test_sub_puzzles_of_10x6_add_up_to_2339(capsys, tmp_path):
+    status, out, _ = run(capsys, "-r", "-R", "-g", "11", "-O", "S", "--", str(DEFS / "pentominoes_10x6.txt"))
+    assert status == 0 and out.count("# --- SOLUTION") == 7
+    f = tmp_path / "subs.txt"
+    f.write_text(out)
+    status, out, _ = run(capsys, "-q", "-i", str(f))
+    counts = [int(line.split("=")[1]) for line in out.splitlines() if line.startswith("SOLUTIONS=")]
+    assert len(counts) == 7 and sum(counts) == 2339
+
+
+def test_unique_prints_only_canonical_solutions(capsys):
+    status, out, _ = run(capsys, str(DEFS / "dominoes_4x4.txt"))
+    assert out.count("# --- SOLUTION") == 36
+    status, out, _ = run(capsys, "-u", str(DEFS / "dominoes_4x4.txt"))
+    assert out.count("# --- SOLUTION") == 9
+
+
+def test_info_prints_configuration_facts_and_statistics(capsys):
+    status, out, _ = run(capsys, "-i", "-q", "-r", "-o", "s", "--", str(DEFS / "pentominoes_20x3.txt"))
+    kv = keyvalues(out)
+    assert kv["redundancyFilter"] == "#" and kv["orderingHeuristicConfig"] == "s"
+    assert kv["REDUNDANCY_FILTER"] == "V" and kv["BOUNDED"] == "1236"
+    assert (kv["SOLUTIONS"], kv["UNIQUE"], kv["TOTAL"]) == ("2", "2", "8")
+    assert int(kv["FITS_TOTAL"]) == sum(int(v) for k, v in kv.items() if k.startswith("FITS["))
+    assert "ATTEMPTS[12]" in kv and "COMPILE_SECONDS" in kv and "SOLVE_SECONDS" in kv
+
+
+def test_json_output(capsys):
+    status, out, _ = run(capsys, "--json", str(DEFS / "dominoes_4x4.txt"), str(DEFS / "somacube.txt"))
+    docs = json.loads(out)
+    assert [d["result"]["total"] for d in docs] == [36, 11520]
+    assert docs[1]["puzzle"]["SYMMETRY_GROUP_ORDER"] == 24
+
+
+def test_refusals_are_clear(capsys):
+    status, _, err = run(capsys, "-e", "nope", str(DEFS / "dominoes_4x4.txt"))
+    assert status == 2 and "unknown engine 'nope'" in err
+    status, _, err = run(capsys, "-R", str(DEFS / "dominoes_4x4.txt"))
+    assert status == 2 and "--redundancy-first needs the redundancy filter" in err
+    status, _, err = run(capsys, "-O", "XZ", str(DEFS / "dominoes_4x4.txt"))
+    assert status == 2 and "output format" in err
+
+
+def test_ctrl_c_stops_with_partial_counts_and_status_130():
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "solve", "-i", "-q", str(DEFS / "pentominoes_1s_18x5.txt")],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "STATUS=interrupted" in out and "NODES=" in out
+    assert "partial" in err and "Traceback" not in err
