@@ -4,6 +4,11 @@ Subcommands:
 
 ``bench solve FILE...``
     Solve puzzles with one engine, polycube-style (see :mod:`bench.solve`).
+``bench run PATH...``
+    Every engine on the same matrix, counts cross-validated, results stored
+    under ``results/`` (see :mod:`bench.run`).
+``bench report RESULT...`` / ``bench compare A B``
+    Markdown or CSV from stored result files; what got faster or slower.
 ``bench info FILE...``
     What polycube's ``-i`` prints before a search, as ``KEY=value`` lines
     (``--json`` for scripts).
@@ -25,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import __version__, solve
+from bench import __version__, report, results, run, solve
 from bench.errors import BenchError
 from bench.expected import FILE_NAME, expected_for, load_expected
 from bench.facts import format_facts, puzzle_facts
@@ -121,6 +126,28 @@ def cmd_check(args) -> int:
     return 2 if errors else 0
 
 
+def cmd_report(args) -> int:
+    documents = [(path, results.load(path)) for path in args.results]
+    if args.csv:
+        text = "".join(report.render_csv(doc) for _, doc in documents)
+    else:
+        text = "\n".join(report.render_markdown(doc, source=path) for path, doc in documents)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    table, counts_changed = report.compare(results.load(args.before), results.load(args.after), args.threshold)
+    print(table)
+    if counts_changed:
+        print("counts changed between the two runs on the same matrix", file=sys.stderr)
+        return 1
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``bench`` command."""
     parser = argparse.ArgumentParser(prog="bench", description="Exact-cover tiling puzzles: one matrix, many engines, counts that agree.")
@@ -139,6 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
 
     solve.add_parser(sub)
+    run.add_parser(sub)
+
+    rep = sub.add_parser("report", help="render stored result files as Markdown (or CSV); runs no solver")
+    rep.add_argument("results", nargs="+", metavar="RESULT", help="result files written by bench run")
+    rep.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
+    rep.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    rep.set_defaults(func=cmd_report)
+
+    cmp = sub.add_parser("compare", help="what got faster or slower between two result files")
+    cmp.add_argument("before", metavar="A")
+    cmp.add_argument("after", metavar="B")
+    cmp.add_argument("--threshold", type=float, default=0.1, help="relative change counted as noise (default 0.1)")
+    cmp.set_defaults(func=cmd_compare)
     return parser
 
 

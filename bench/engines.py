@@ -3,8 +3,11 @@
 Every engine takes the same :class:`~bench.models.cover.Cover`, the same
 :class:`Settings` (search knobs) and :class:`Limits`, and returns the same
 :class:`Result`.  Adding an engine means writing one module with a class that
-has ``name``, ``available()``, ``supported`` and ``solve()``, and adding its
-name to :data:`ENGINES`.  An engine whose library is missing is still
+has ``name``, ``available()``, ``supported`` and ``solve()`` (and, for a
+JIT-compiled engine, ``warm_up()``), taking its variant string in the
+constructor, and adding its name to :data:`ENGINES`.  ``supported`` names
+the settings and limits the engine honours; ``counts_only = True`` marks an
+engine that counts covers without producing them.  An engine whose library is missing is still
 registered but reports ``available() == False``; runners record it as
 skipped.  A setting an engine does not implement is refused, never ignored.
 """
@@ -39,8 +42,8 @@ class Limits:
     max_solutions : int or None
         Stop after this many covers.
     node_limit : int or None
-        Stop after this many search nodes (engines without nodes ignore it
-        only if they say so in their ``supported`` set).
+        Stop after this many search nodes.  Engines refuse the limits they
+        cannot honour (see ``Engine.supported``).
     time_limit : float or None
         Seconds of solve time.
     keep_solutions : int
@@ -114,6 +117,9 @@ class Engine(Protocol):
     name: str
     supported: frozenset[str]
 
+    def __init__(self, variant: str = ""):
+        """Raises UsageError for a variant the engine does not understand."""
+
     def available(self) -> bool:
         """True when the engine's libraries are installed."""
 
@@ -124,6 +130,11 @@ class Engine(Protocol):
 
 ENGINES: dict[str, str] = {
     "dlx": "bench.native.dlx:DlxEngine",
+    "cpsat": "bench.encoders.cpsat:CpSatEngine",
+    "sat": "bench.encoders.sat:SatEngine",
+    "ganak": "bench.encoders.counting:GanakEngine",
+    "xcover": "bench.external.xcover:XcoverEngine",
+    "exact-cover": "bench.external.exact_cover:ExactCoverEngine",
 }
 """Engine name -> ``module:class``; imported only when asked for."""
 
@@ -133,23 +144,31 @@ def engine_names() -> list[str]:
     return sorted(ENGINES)
 
 
-def get_engine(name: str) -> Engine:
-    """An engine instance by name (case-insensitive).
+def get_engine(spec: str) -> Engine:
+    """An engine instance from ``NAME[:VARIANT]`` (the name is case-insensitive).
+
+    The variant is the engine's own business, e.g. ``sat:glucose4:ladder``
+    or ``cpsat:2``.
 
     Raises
     ------
     UsageError
-        For an unknown name, listing the valid ones.
+        For an unknown name, listing the valid ones, or a variant the engine
+        does not understand.
     """
-    key = name.strip().lower()
+    name, _, variant = spec.strip().partition(":")
+    key = name.lower()
     if key not in ENGINES:
-        raise UsageError(f"unknown engine '{name}'; expected one of: {', '.join(engine_names())}")
+        raise UsageError(f"unknown engine '{spec}'; expected one of: {', '.join(engine_names())}")
     module, _, cls = ENGINES[key].partition(":")
-    return getattr(importlib.import_module(module), cls)()
+    return getattr(importlib.import_module(module), cls)(variant)
 
 
-def check_settings(engine: Engine, settings: Settings) -> None:
-    """Refuse settings the engine does not implement."""
-    unsupported = sorted(settings.requested() - set(engine.supported))
+def check_settings(engine: Engine, settings: Settings, limits: Limits | None = None) -> None:
+    """Refuse settings and limits the engine does not implement."""
+    asked = settings.requested()
+    if limits is not None:
+        asked |= {name for name in ("max_solutions", "node_limit", "time_limit") if getattr(limits, name) is not None}
+    unsupported = sorted(asked - set(engine.supported))
     if unsupported:
         raise UsageError(f"engine '{engine.name}' does not implement: {', '.join(unsupported)}")

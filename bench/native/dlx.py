@@ -49,6 +49,7 @@ import time
 import numpy as np
 from numba import njit
 
+from bench.errors import UsageError
 from bench.engines import Limits, Result, Settings, Status, check_settings
 from bench.models.symmetry import classify_cover
 from bench.native.heuristics import FIXED_ORDER, compile_order
@@ -593,7 +594,15 @@ class DlxEngine:
     """The native DLX engine (see the module docstring)."""
 
     name = "dlx"
-    supported = frozenset({"order", "goal", "first_item", "trace"})
+    supported = frozenset({"order", "goal", "first_item", "trace", "max_solutions", "node_limit", "time_limit"})
+
+    def __init__(self, variant: str = ""):
+        if variant:
+            raise UsageError("dlx has no variants; choose its heuristics with --order")
+
+    def warm_up(self) -> float:
+        """Seconds spent compiling (or loading) the kernel in this process."""
+        return warm_up()
 
     def available(self) -> bool:
         """Always: numba is a runtime dependency."""
@@ -610,7 +619,7 @@ class DlxEngine:
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 2, 2, 8)
         """
-        check_settings(self, settings)
+        check_settings(self, settings, limits)
         compile_seconds = warm_up()
         t0 = time.perf_counter()
         search = Search(cover, settings, limits, on_solutions, on_trace)

@@ -1,0 +1,199 @@
+"""A CNF of the cover (python-sat), solved by enumeration with blocking clauses.
+
+Variables 1..n are the options; an :class:`~pysat.formula.IDPool` hands out
+the auxiliary variables of the cardinality encodings.  Each item needed
+``lo..hi`` times becomes ``CardEnc.atleast(lo)`` and ``CardEnc.atmost(hi)``
+in the chosen encoding.  Every encoding offered here is exact on the option
+variables: an assignment of them extends to a model exactly when it is a
+cover.  Enumeration blocks on the option variables and the counting engine
+projects onto them, so auxiliary variables never multiply a count.
+Encodings that handle only bounds of one (pairwise, bitwise, ladder) use the
+totalizer for larger multiplicities, which the variant name says.
+
+Counting blocks each cover with one clause over the option variables it
+chose: no other cover can contain all of them, because every cell is covered
+exactly once.
+
+Variant syntax for ``--engine``: ``sat[:SOLVER[:ENCODING]]``, e.g.
+``sat:glucose4:ladder``; the defaults are CaDiCaL 1.9.5 and the sequential
+counter.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+import time
+
+import numpy as np
+
+from bench.encoders.collect import Collector, Unsupported
+from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.errors import CoverError
+
+DEFAULT_SOLVER = "cadical195"
+DEFAULT_ENCODING = "seqcounter"
+ENCODINGS = ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder", "totalizer", "mtotalizer",
+             "kmtotalizer")
+# python-sat cannot interrupt these mid-call: the clock is checked between calls and
+# bench run's hard timeout stops a call that never returns
+NOT_INTERRUPTIBLE = ("cadical", "kissat")
+AT_MOST_ONE_ONLY = frozenset({"pairwise", "bitwise", "ladder"})
+
+
+def item_options(cover) -> list[list[int]]:
+    """The options of each item, as 1-based variable numbers."""
+    by_item: list[list[int]] = [[] for _ in range(cover.n_items)]
+    for o in range(cover.n_options):
+        for item in cover.option(o):
+            by_item[int(item)].append(o + 1)
+    return by_item
+
+
+def implied_items(cover) -> set[int]:
+    """Items whose count the cell items already force, so that encoding them only slows solvers down.
+
+    An item needed exactly k times is implied when every option holds it and
+    has the same number s of cells, and the cells number k * s: covering every
+    cell once then takes exactly k options (18 identical dominoes in 6x6).
+    Cardinality constraints of large bounds are expensive in CNF, and model
+    counters suffer most from them.
+    """
+    if cover.n_options == 0:
+        return set()
+    cells = np.add.reduceat(cover.opt_items < cover.n_cells, cover.opt_ptr[:-1]).astype(np.int64)
+    out = set()
+    for item in range(cover.n_cells, cover.n_items):
+        k = int(cover.item_lo[item])
+        if k < 1 or k != cover.item_hi[item] or cells.min() != cells.max() or cells[0] == 0:
+            continue
+        holders = np.count_nonzero(cover.opt_items == item)
+        if holders == cover.n_options and k * int(cells[0]) == cover.n_cells:
+            out.add(item)
+    return out
+
+
+def build_cnf(cover, encoding: str = DEFAULT_ENCODING):
+    """The clauses of ``cover`` and the number of variables they use.
+
+    Returns
+    -------
+    (list of clauses, int)
+        Variables ``1..cover.n_options`` are the options; the rest are
+        auxiliary variables of the cardinality encodings.
+    """
+    from pysat.card import CardEnc, EncType
+    from pysat.formula import IDPool
+
+    if encoding not in ENCODINGS:
+        raise Unsupported(f"unknown SAT cardinality encoding '{encoding}'; expected one of: {', '.join(ENCODINGS)}")
+    pool = IDPool(start_from=cover.n_options + 1)
+    clauses: list[list[int]] = []
+    skip = implied_items(cover)
+    for item, lits in enumerate(item_options(cover)):
+        if item in skip:
+            continue
+        lo, hi = int(cover.item_lo[item]), int(cover.item_hi[item])
+        kind = encoding if hi <= 1 or encoding not in AT_MOST_ONE_ONLY else "totalizer"
+        enc = getattr(EncType, kind)
+        if lo > len(lits):
+            # an item that cannot be covered often enough: a contradiction, as two unit clauses
+            v = pool.id(("uncoverable", item))
+            clauses.extend([[v], [-v]])
+            continue
+        if lo == len(lits) and lo > 0:
+            clauses.extend([lit] for lit in lits)
+        elif lo == 1:
+            clauses.append(list(lits))
+        elif lo > 1:
+            clauses.extend(CardEnc.atleast(lits, bound=lo, vpool=pool, encoding=enc).clauses)
+        if hi < len(lits):
+            clauses.extend(CardEnc.atmost(lits, bound=hi, vpool=pool, encoding=enc).clauses)
+    return clauses, max(pool.top, cover.n_options)
+
+
+class SatEngine:
+    """Exact covers with a SAT solver from python-sat (see the module docstring)."""
+
+    name = "sat"
+    supported = frozenset({"max_solutions", "time_limit"})
+
+    def __init__(self, variant: str = ""):
+        parts = variant.split(":") if variant else []
+        if len(parts) > 2:
+            raise Unsupported(f"sat variant '{variant}': expected SOLVER or SOLVER:ENCODING")
+        self.solver = parts[0] if parts and parts[0] else DEFAULT_SOLVER
+        self.encoding = parts[1] if len(parts) > 1 else DEFAULT_ENCODING
+        if self.encoding not in ENCODINGS:
+            raise Unsupported(f"unknown SAT cardinality encoding '{self.encoding}'; expected one of: {', '.join(ENCODINGS)}")
+
+    @property
+    def variant(self) -> str:
+        return f"{self.solver}/{self.encoding}"
+
+    def available(self) -> bool:
+        """True when python-sat is installed."""
+        return importlib.util.find_spec("pysat") is not None
+
+    def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
+              on_trace=None) -> Result:
+        """Enumerate the covers of ``cover`` one SAT call at a time.
+
+        Examples
+        --------
+        >>> import bench
+        >>> [p] = bench.load("defs/dominoes_4x4.txt")
+        >>> r = SatEngine().solve(bench.Cover.from_puzzle(p))
+        >>> r.status.value, r.covers, r.unique, r.total
+        ('solved', 36, 9, 36)
+        """
+        from pysat.solvers import Solver, SolverNames
+
+        check_settings(self, settings, limits)
+        if self.solver not in vars(SolverNames):
+            names = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
+            raise Unsupported(f"unknown SAT solver '{self.solver}'; expected one of: {', '.join(names)}")
+        t0 = time.perf_counter()
+        clauses, n_vars = build_cnf(cover, self.encoding)
+        n = cover.n_options
+        collector = Collector(cover, limits, on_solutions)
+        status, message, calls = Status.SOLVED, "", 0
+        with Solver(name=self.solver, bootstrap_with=clauses) as solver:
+            setup = time.perf_counter() - t0
+            timer = None
+            interruptible = not self.solver.startswith(NOT_INTERRUPTIBLE)
+            if limits.time_limit is not None and interruptible:
+                timer = threading.Timer(limits.time_limit, solver.interrupt)
+                timer.start()
+            start = time.perf_counter()
+            try:
+                while True:
+                    calls += 1
+                    found = solver.solve_limited(expect_interrupt=True) if interruptible else solver.solve()
+                    if found is None:
+                        status, message = Status.TIMEOUT, "time limit"
+                        break
+                    if not found:
+                        break
+                    model = solver.get_model()
+                    chosen = [v - 1 for v in model[:n] if v > 0]
+                    if collector.add(chosen):
+                        status = Status.LIMIT
+                        break
+                    solver.add_clause([-(o + 1) for o in chosen])
+                    # an interrupt that arrives between two calls is lost, so check the clock too
+                    if collector.out_of_time():
+                        status, message = Status.TIMEOUT, "time limit"
+                        break
+            except KeyboardInterrupt:
+                status, message = Status.INTERRUPTED, "interrupted"
+            except CoverError as exc:
+                status, message = Status.ERROR, str(exc)
+            finally:
+                if timer is not None:
+                    timer.cancel()
+            seconds = time.perf_counter() - start
+            stats = {key: int(value) for key, value in solver.accum_stats().items()}
+        stats.update({"variables": n_vars, "clauses": len(clauses), "calls": calls})
+        return collector.result(self.name, self.variant, status, seconds, stats=stats, message=message,
+                                timings={"setup": setup, "compile": 0.0})

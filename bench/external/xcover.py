@@ -1,0 +1,102 @@
+"""``xcover`` (J. F. Rudge): Knuth's Algorithm C over dancing cells, compiled with numba.
+
+Spare pieces become secondary items; identical pieces are refused (xcover
+has no multiplicities).  Its generator yields one cover per Python call,
+which is its normal way of use; the covers are classified as they come.
+JIT compile time is measured on a tiny problem first and reported apart.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+
+import numpy as np
+
+from bench.encoders.collect import Collector, Unsupported, require_plain_exact_cover
+from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.errors import CoverError
+
+_compile_seconds: float | None = None
+
+
+def warm_up() -> float:
+    """Compile (or load from numba's cache) xcover's kernel once per process."""
+    global _compile_seconds
+    if _compile_seconds is None:
+        from xcover import algorithm_c
+
+        start = time.perf_counter()
+        options = np.array([0, 1, 1, 2, 0], dtype=np.uint32)
+        ptr = np.array([0, 2, 4, 5], dtype=np.uint32)
+        list(algorithm_c(options, ptr, np.zeros(5, dtype=np.uint32), 3, 0))
+        _compile_seconds = time.perf_counter() - start
+    return _compile_seconds
+
+
+def as_arrays(cover, primary: np.ndarray, secondary: np.ndarray):
+    """The cover in xcover's sparse form: primary items first, then secondary ones."""
+    renumber = np.empty(cover.n_items, dtype=np.uint32)
+    renumber[primary] = np.arange(primary.size, dtype=np.uint32)
+    renumber[secondary] = primary.size + np.arange(secondary.size, dtype=np.uint32)
+    options = renumber[cover.opt_items]
+    return options, cover.opt_ptr.astype(np.uint32), np.zeros(options.size, dtype=np.uint32)
+
+
+class XcoverEngine:
+    """Exact covers with ``xcover.algorithm_c``."""
+
+    name = "xcover"
+    supported = frozenset({"max_solutions", "time_limit"})
+    variant = "algorithm_c"
+
+    def __init__(self, variant: str = ""):
+        if variant:
+            raise Unsupported("xcover has no variants")
+
+    def available(self) -> bool:
+        """True when xcover is installed."""
+        return importlib.util.find_spec("xcover") is not None
+
+    def warm_up(self) -> float:
+        """Seconds spent compiling (or loading) the kernel in this process."""
+        return warm_up()
+
+    def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
+              on_trace=None) -> Result:
+        """Enumerate the covers of ``cover`` with xcover.
+
+        Examples
+        --------
+        >>> import bench
+        >>> [p] = bench.load("defs/pentominoes_20x3.txt")
+        >>> r = XcoverEngine().solve(bench.Cover.from_puzzle(p, redundancy=True))
+        >>> r.status.value, r.covers, r.unique, r.total
+        ('solved', 2, 2, 8)
+        """
+        from xcover import algorithm_c
+
+        check_settings(self, settings, limits)
+        primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True)
+        compile_seconds = warm_up()
+        t0 = time.perf_counter()
+        options, ptr, colors = as_arrays(cover, primary, secondary)
+        collector = Collector(cover, limits, on_solutions)
+        setup = time.perf_counter() - t0
+        status, message = Status.SOLVED, ""
+        start = time.perf_counter()
+        try:
+            for solution in algorithm_c(options, ptr, colors, cover.n_items, int(secondary.size)):
+                if collector.add(solution):
+                    status = Status.LIMIT
+                    break
+                if collector.out_of_time():
+                    status, message = Status.TIMEOUT, "time limit"
+                    break
+        except KeyboardInterrupt:
+            status, message = Status.INTERRUPTED, "interrupted"
+        except CoverError as exc:
+            status, message = Status.ERROR, str(exc)
+        seconds = time.perf_counter() - start
+        return collector.result(self.name, self.variant, status, seconds, message=message,
+                                timings={"setup": setup, "compile": compile_seconds})

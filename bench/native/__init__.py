@@ -1,0 +1,1 @@
+"""The numba engines: DLX and its ordering heuristics (FILA joins them)."""

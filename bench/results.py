@@ -1,0 +1,115 @@
+"""Result files: one versioned JSON document per ``bench run``.
+
+Layout (``schema`` = :data:`SCHEMA`)::
+
+    {"schema": 1, "created": ISO time, "command": [...], "options": {...},
+     "machine": {...}, "libraries": {...},
+     "puzzles": [{"key", "file", "index", "name", "cover_hash", "options", "items",
+                  "redundancy", "group", "encode_seconds", "expected": {...} | null}],
+     "rows": [{"puzzle", "cover_hash", "engine", "variant", "round", "status",
+               "covers", "unique", "total", "solve", "setup", "compile",
+               "stats", "message"}],
+     "validation": [{"puzzle", "kind", "message"}]}
+
+Rows name their puzzle by key and carry the cover's hash, so counts and times
+from different encodings are never compared.  Reports are rendered from these
+files alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import time
+from importlib import metadata
+from pathlib import Path
+
+from bench.errors import BenchError
+
+SCHEMA = 1
+LIBRARIES = ("bench", "numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
+
+
+def machine_facts() -> dict:
+    """What the timings depend on: CPU, cores, memory, Python, OS and the code version."""
+    cpu = platform.processor() or platform.machine()
+    memory = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                memory = round(int(line.split()[1]) / 2**20, 1)
+                break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "memory_gib": memory, "python": platform.python_version(),
+            "platform": platform.platform(), "commit": _git_commit()}
+
+
+def _git_commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=5,
+                             cwd=Path(__file__).resolve().parent)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
+                               timeout=5, cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return out.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def library_versions() -> dict:
+    """Installed versions of the libraries that matter to the figures (None when missing)."""
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def new_document(command: list[str], options: dict) -> dict:
+    """An empty result document for a run about to start."""
+    return {"schema": SCHEMA, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command, "options": options,
+            "machine": machine_facts(), "libraries": library_versions(), "puzzles": [], "rows": [], "validation": []}
+
+
+def default_path(directory: str = "results") -> Path:
+    """A new file name under ``directory``: ``run-YYYYMMDD-HHMMSS.json``."""
+    return Path(directory) / time.strftime("run-%Y%m%d-%H%M%S.json")
+
+
+def save(document: dict, path: Path) -> None:
+    """Write atomically, so an interrupted run never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load(path: str) -> dict:
+    """Read a result file, checking its schema.
+
+    Raises
+    ------
+    BenchError
+        For a missing, malformed or newer-schema file.
+    """
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise BenchError(f"{path}: cannot read result file: {exc.strerror}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BenchError(f"{path}: not a bench result file (invalid JSON: {exc})") from None
+    if not isinstance(document, dict) or "schema" not in document or "rows" not in document:
+        raise BenchError(f"{path}: not a bench result file (expected the keys 'schema' and 'rows')")
+    if document["schema"] != SCHEMA:
+        raise BenchError(f"{path}: result schema {document['schema']} is not supported; expected {SCHEMA}")
+    return document

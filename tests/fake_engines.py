@@ -1,0 +1,47 @@
+"""Engines that misbehave on purpose, to show that bench run survives them."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from bench.engines import Result, Status
+
+
+class _Fake:
+    supported = frozenset({"max_solutions", "time_limit"})
+    variant = ""
+
+    def __init__(self, variant: str = ""):
+        pass
+
+    def available(self) -> bool:
+        return True
+
+
+class CrashEngine(_Fake):
+    """Dies the way a segfaulting C extension does."""
+
+    name = "crash"
+
+    def solve(self, cover, settings=None, limits=None, on_solutions=None, on_trace=None):
+        os.abort()
+
+
+class HangEngine(_Fake):
+    """Never returns and ignores its time limit."""
+
+    name = "hang"
+
+    def solve(self, cover, settings=None, limits=None, on_solutions=None, on_trace=None):
+        while True:
+            time.sleep(1)
+
+
+class WrongEngine(_Fake):
+    """Finishes with a count that is off by one."""
+
+    name = "wrong"
+
+    def solve(self, cover, settings=None, limits=None, on_solutions=None, on_trace=None):
+        return Result(engine=self.name, status=Status.SOLVED, covers=37, unique=9, total=37, timings={"solve": 0.01})

@@ -1,0 +1,133 @@
+"""bench run, report and compare: cross-validation, statuses that keep the run going, stored results."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from bench import engines, results
+from bench.cli import main
+from conftest import DATA, DEFS
+
+FAKES = {"crash": "fake_engines:CrashEngine", "hang": "fake_engines:HangEngine", "wrong": "fake_engines:WrongEngine"}
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    for name, target in FAKES.items():
+        monkeypatch.setitem(engines.ENGINES, name, target)
+
+
+def run(capsys, tmp_path, *argv):
+    out_file = tmp_path / "run.json"
+    status = main(["run", "-o", str(out_file), *argv])
+    out, err = capsys.readouterr()
+    return status, out, err, (json.loads(out_file.read_text()) if out_file.exists() else None)
+
+
+def rows_of(doc, engine):
+    return [r for r in doc["rows"] if r["engine"] == engine]
+
+
+def test_all_engines_agree_on_small_puzzles(capsys, tmp_path):
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,cpsat,sat,ganak,xcover,exact-cover", "--timeout", "8",
+                                str(DEFS / "dominoes_4x4.txt"), str(DEFS / "somacube.txt"), str(DATA / "spare_3x3.txt"))
+    assert status == 0, err
+    assert doc["schema"] == results.SCHEMA and doc["validation"] == []
+    soma = [r for r in doc["rows"] if r["puzzle"] == "somacube.txt"]
+    assert {r["engine"]: r["status"] for r in soma} == {"dlx": "solved", "cpsat": "solved", "sat": "solved",
+                                                         "ganak": "timeout", "xcover": "solved", "exact-cover": "solved"} \
+        or all(r["status"] == "solved" for r in soma)
+    assert {(r["covers"], r["total"]) for r in soma if r["status"] == "solved"} == {(480, 11520)}
+    dominoes = {r["engine"]: r for r in doc["rows"] if r["puzzle"] == "dominoes_4x4.txt"}
+    assert dominoes["xcover"]["status"] == "skipped" and "multiplicities" in dominoes["xcover"]["message"]
+    assert dominoes["ganak"]["covers"] == 36 and dominoes["ganak"]["unique"] is None
+    assert "somacube.txt" in out and "vs fastest" in out
+
+
+def test_planted_mismatch_with_expected_counts_exits_1(capsys, tmp_path):
+    shutil.copy(DEFS / "dominoes_4x4.txt", tmp_path)
+    text = (DEFS / "expected.toml").read_text()
+    block = text[text.index('["dominoes_4x4.txt"]'):]
+    block = block[: block.index("\n\n")].replace("total = 36", "total = 35")
+    (tmp_path / "expected.toml").write_text(block + "\n")
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,cpsat", str(tmp_path / "dominoes_4x4.txt"))
+    assert status == 1
+    assert "MISMATCH: dominoes_4x4.txt: dlx reports total=36, expected 35" in err
+    assert "cpsat reports total=36, expected 35" in err
+    assert "MISMATCH" in out
+
+
+def test_engines_that_disagree_are_named(capsys, tmp_path, fakes):
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,wrong", str(DEFS / "dominoes_4x4.txt"))
+    assert status == 1
+    assert "covers disagree (dlx: 36; wrong: 37)" in err
+
+
+def test_crash_timeout_and_missing_library_each_get_a_status(capsys, tmp_path, fakes, monkeypatch):
+    from bench.encoders.cpsat import CpSatEngine
+
+    monkeypatch.setattr(CpSatEngine, "available", lambda self: False)
+    status, out, err, doc = run(capsys, tmp_path, "-e", "crash,hang,cpsat,dlx", "--timeout", "1",
+                                str(DEFS / "dominoes_4x4.txt"))
+    by_engine = {r["engine"]: r for r in doc["rows"]}
+    assert by_engine["crash"]["status"] == "error" and "crashed" in by_engine["crash"]["message"]
+    assert by_engine["hang"]["status"] == "timeout"
+    assert by_engine["cpsat"]["status"] == "skipped" and "not installed" in by_engine["cpsat"]["message"]
+    assert by_engine["dlx"]["status"] == "solved" and by_engine["dlx"]["total"] == 36
+    assert status == 1 and "ERROR: dominoes_4x4.txt: crash" in err
+
+
+def test_rounds_are_interleaved_and_first_mode_finds_one(capsys, tmp_path):
+    nowhere = tmp_path / "nowhere.txt"
+    nowhere.write_text("D:xDim=3:yDim=1:zDim=1\nC:name=V:layout=0 0 0, 1 0 0, 0 1 0\n~D\n")
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,cpsat:2,sat", "--rounds", "2", "--mode", "first",
+                                "--no-static-check", str(DEFS / "pentominoes_20x3.txt"), str(nowhere))
+    assert status == 0, err
+    first_round = [r["engine"] for r in doc["rows"] if r["puzzle"] == "pentominoes_20x3.txt"]
+    assert first_round == ["dlx", "cpsat:2", "sat", "cpsat:2", "sat", "dlx"]
+    assert all(r["status"] == "limit" and r["covers"] == 1 for r in doc["rows"] if r["puzzle"] == "pentominoes_20x3.txt")
+    proved = [r for r in doc["rows"] if r["puzzle"] == "nowhere.txt"]
+    assert len(proved) == 6 and all(r["status"] == "solved" and r["covers"] == 0 for r in proved)
+
+
+def test_statically_unsolvable_puzzles_are_reported_without_search(capsys, tmp_path):
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,sat", str(DEFS / "hexominoes_rectangles.txt"))
+    assert status == 0, err
+    proofs = [r for r in doc["rows"] if r["engine"] == "static-check"]
+    assert len(proofs) == 6 and all(r["total"] == 0 and "parity" in r["message"] for r in proofs)
+    assert {r["status"] for r in doc["rows"] if r["engine"] != "static-check"} == {"skipped"}
+
+
+def test_report_and_compare_read_stored_files_only(capsys, tmp_path):
+    status, _, _, doc = run(capsys, tmp_path, "-e", "dlx,sat", str(DEFS / "dominoes_4x4.txt"))
+    a = tmp_path / "run.json"
+    assert main(["report", str(a)]) == 0
+    md = capsys.readouterr().out
+    assert "| dominoes_4x4.txt" in md and "All engines that finished agree" in md and doc["machine"]["cpu"] in md
+    assert main(["report", "--csv", str(a)]) == 0
+    csv_text = capsys.readouterr().out
+    assert csv_text.startswith("puzzle,cover_hash,engine") and csv_text.count("\n") == 3
+    b = tmp_path / "b.json"
+    changed = json.loads(a.read_text())
+    for r in changed["rows"]:
+        r["solve"] *= 3
+    b.write_text(json.dumps(changed))
+    assert main(["compare", str(a), str(b)]) == 0
+    assert capsys.readouterr().out.count("slower") == 2
+    for r in changed["rows"]:
+        r["total"] += 1
+    b.write_text(json.dumps(changed))
+    assert main(["compare", str(a), str(b)]) == 1
+    assert "COUNTS CHANGED" in capsys.readouterr().out
+
+
+def test_bad_result_files_and_engine_names_are_clear_errors(capsys, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert main(["report", str(bad)]) == 2
+    assert "not a bench result file" in capsys.readouterr().err
+    assert main(["run", "-e", "dlx,nope", str(DEFS / "dominoes_4x4.txt")]) == 2
+    assert "unknown engine 'nope'" in capsys.readouterr().err
