@@ -29,6 +29,7 @@ from bench.expected import expected_for
 from bench.inputs import definition_files, load_puzzles
 from bench.models.cover import Cover
 from bench.models.diagnose import unsolvable_reasons
+from bench.models.filters import add_filter_arguments, apply_one_shot
 from bench.report import render_run
 
 DEFAULT_ENGINES = "dlx,cpsat,sat,ganak"
@@ -53,6 +54,7 @@ def add_parser(sub) -> None:
                    help="rotational-redundancy filter: # picks a piece (default), . turns it off, or a piece name")
     p.add_argument("--redundancy-method", default="orientation", choices=("orientation", "orbit"),
                    help="which image of each orbit the filter keeps (default orientation, as polycube)")
+    add_filter_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
@@ -79,7 +81,8 @@ def cmd_run(args) -> int:
         raise UsageError("--rounds must be at least 1 and --timeout positive")
     specs = parse_engines(args.engine)
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
-               "redundancy": args.redundancy, "redundancy_method": args.redundancy_method}
+               "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
+               "volume_filter": args.volume_filter, "fit_filter": args.fit_filter}
     document = results.new_document(["bench", "run", *args.paths], options)
     path = None if args.no_save else Path(args.results) if args.results else results.default_path()
     compile_seconds = warm_up(specs)
@@ -95,11 +98,13 @@ def cmd_run(args) -> int:
                     start = time.perf_counter()
                     cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy),
                                               method=args.redundancy_method)
+                    cover, filter_counters = apply_one_shot(cover, args.volume_filter, args.fit_filter)
                     encode = time.perf_counter() - start
                 except BenchError as exc:
                     errors.append(f"{puzzle.name}: {exc}")
                     continue
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, encode)
+                entry["filters"] = filter_counters
                 document["puzzles"].append(entry)
                 print(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items", file=sys.stderr, flush=True)
                 reasons = [] if args.no_static_check else unsolvable_reasons(cover)

@@ -18,6 +18,7 @@ from bench.errors import BenchError, UsageError
 from bench.facts import format_facts, puzzle_facts
 from bench.inputs import load_puzzles
 from bench.models.cover import Cover
+from bench.models.filters import add_filter_arguments, apply_one_shot
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.output import layout_lines, parse_format, render
 
@@ -34,6 +35,7 @@ def add_parser(sub) -> None:
     p.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
                    help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
                         "(the smallest image of each orbit)")
+    add_filter_arguments(p)
     p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
     p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s)")
     p.add_argument("-g", "--goal", type=int, default=0, metavar="N",
@@ -129,13 +131,18 @@ def run(args) -> int:
                 start = time.perf_counter()
                 cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy), method=args.redundancy_method)
                 encode_seconds = time.perf_counter() - start
+                start = time.perf_counter()
+                cover, filter_counters = apply_one_shot(cover, args.volume_filter, args.fit_filter)
+                filter_seconds = time.perf_counter() - start
                 settings = settings_from(args, cover)
                 check_settings(engine, settings)
             except BenchError as exc:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue
             config = configuration(args, settings, engine.name)
-            facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds})
+            facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
+                                                 **({"filter": filter_seconds} if filter_counters else {})})
+            facts.update(filter_counters)
             if args.info and not args.json:
                 print("\n".join(f"{k}={v}" for k, v in config.items()))
                 print("\n".join(format_facts(facts)))

@@ -183,6 +183,29 @@ class Cover:
         cover.validate()
         return cover
 
+    def keep_options(self, keep: np.ndarray) -> "Cover":
+        """The same cover with only the options where ``keep`` is true (filters use this).
+
+        Symmetry maps are renumbered; an option whose image under a group
+        element was dropped maps to -1 there, as for the redundancy filter.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        ids = np.flatnonzero(keep)
+        lengths = np.diff(self.opt_ptr)[ids]
+        opt_ptr = np.zeros(len(ids) + 1, dtype=np.int32)
+        np.cumsum(lengths, out=opt_ptr[1:])
+        starts = np.repeat(self.opt_ptr[ids] - opt_ptr[:-1], lengths) + np.arange(int(lengths.sum()))
+        renumber = np.full(self.n_options + 1, -1, dtype=np.int32)
+        renumber[ids] = np.arange(len(ids), dtype=np.int32)
+        sym = self.symmetry
+        opt_map = renumber[sym.opt_map[:, ids]]
+        symmetry = CoverSymmetry.from_maps(sym.names, sym.cell_perm, opt_map)
+        image = None if self.opt_image is None else _readonly(self.opt_image[ids])
+        cover = Cover(_readonly(opt_ptr), _readonly(self.opt_items[starts]), self.item_lo, self.item_hi, self.n_cells,
+                      self.item_names, symmetry, image, self.puzzle, self.redundancy)
+        cover.validate()
+        return cover
+
     @classmethod
     def from_options(cls, options: Sequence[Sequence[int]], item_lo: Sequence[int], item_hi: Sequence[int] | None = None,
                      n_cells: int = 0, item_names: Sequence[str] | None = None) -> "Cover":

@@ -1,0 +1,169 @@
+"""One-shot image filters: drop options that belong to no solution, before any engine runs.
+
+Both filters only remove options that no exact cover can use, so covers,
+unique and total are the same with and without them, for every engine.
+
+**Volume** (polycube ``-V``): place the option alone; every connected region
+of the open cells left must have a volume that some sub-multiset of the
+other pieces adds up to.  The achievable volumes are one subset-sum bitset
+per shape (all pieces but one copy of that shape), built in O(pieces x
+volume) bits: no table indexed by piece states, so memory stays linear in the
+open volume however many piece sizes there are.
+
+**Fit** (polycube ``-F``): place the option and remove every option that
+conflicts with it; the option goes when some item can no longer reach its
+lower bound (a hole nothing fills, a piece that cannot be placed).  One
+round finds what polycube's one pass finds; later rounds see the options
+the earlier ones removed, and ``rounds=0`` repeats until nothing changes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+def achievable_volumes(sizes: list[int], limit: int) -> np.ndarray:
+    """``out[v]`` is true when some sub-multiset of ``sizes`` has volume v (``v <= limit``)."""
+    reach = np.zeros(limit + 1, dtype=bool)
+    reach[0] = True
+    for size in sizes:
+        if size <= limit:
+            reach[size:] |= reach[: limit + 1 - size].copy()
+    return reach
+
+
+def cell_neighbours(puzzle) -> tuple[np.ndarray, np.ndarray]:
+    """CSR adjacency of the open cells (face neighbours in the lattice)."""
+    coords = puzzle.open_coords
+    index = {tuple(map(int, c)): i for i, c in enumerate(coords)}
+    ptr, nbr = [0], []
+    for c in coords:
+        x, y, z = map(int, c)
+        for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+            j = index.get((x + dx, y + dy, z + dz))
+            if j is not None:
+                nbr.append(j)
+        ptr.append(len(nbr))
+    return np.array(ptr, dtype=np.int32), np.array(nbr, dtype=np.int32)
+
+
+@njit(cache=True)
+def _volume_violations(opt_ptr, opt_items, n_cells, nbr_ptr, nbr, opt_table, reach):
+    """Per option: True when placing it alone leaves a region no remaining pieces can fill."""
+    n_opt = opt_ptr.shape[0] - 1
+    bad = np.zeros(n_opt, dtype=np.bool_)
+    mark = np.full(n_cells, -1, dtype=np.int64)
+    stack = np.empty(n_cells, dtype=np.int32)
+    for o in range(n_opt):
+        tag = 2 * o
+        for k in range(opt_ptr[o], opt_ptr[o + 1]):
+            if opt_items[k] < n_cells:
+                mark[opt_items[k]] = tag
+        row = opt_table[o]
+        for start in range(n_cells):
+            if mark[start] == tag or mark[start] == tag + 1:
+                continue
+            mark[start] = tag + 1
+            top = 0
+            stack[top] = start
+            top += 1
+            volume = 0
+            while top > 0:
+                top -= 1
+                c = stack[top]
+                volume += 1
+                for k in range(nbr_ptr[c], nbr_ptr[c + 1]):
+                    d = nbr[k]
+                    if mark[d] != tag and mark[d] != tag + 1:
+                        mark[d] = tag + 1
+                        stack[top] = d
+                        top += 1
+            if not reach[row, volume]:
+                bad[o] = True
+                break
+    return bad
+
+
+def volume_filter(cover):
+    """The cover without the options that isolate an unfillable region; returns ``(cover, removed)``."""
+    puzzle = cover.puzzle
+    if puzzle is None or cover.n_options == 0:
+        return cover, 0
+    sizes = [s.size for s in puzzle.shapes]
+    counts = [s.multiplicity for s in puzzle.shapes]
+    limit = cover.n_cells
+    reach = np.zeros((len(sizes), limit + 1), dtype=np.bool_)
+    for k in range(len(sizes)):
+        others = [size for j, size in enumerate(sizes) for _ in range(counts[j] - (j == k))]
+        reach[k] = achievable_volumes(others, limit)
+    shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
+    nbr_ptr, nbr = cell_neighbours(puzzle)
+    bad = _volume_violations(cover.opt_ptr, cover.opt_items, cover.n_cells, nbr_ptr, nbr,
+                             shape_of.astype(np.int64), reach)
+    return (cover.keep_options(~bad), int(bad.sum())) if bad.any() else (cover, 0)
+
+
+def _fit_violations(cover) -> np.ndarray:
+    """Per option: True when placing it leaves an item unable to reach its lower bound."""
+    n_opt, n_items = cover.n_options, cover.n_items
+    rows = np.repeat(np.arange(n_opt), np.diff(cover.opt_ptr))
+    member = np.zeros((n_opt, n_items), dtype=np.float32)
+    member[rows, cover.opt_items] = 1.0
+    single = member * (cover.item_hi == 1)[None, :].astype(np.float32)
+    lo = cover.item_lo.astype(np.float32)
+    bad = np.zeros(n_opt, dtype=bool)
+    chunk = max(1, 4_000_000 // max(n_opt, 1))
+    for start in range(0, n_opt, chunk):
+        block = slice(start, min(start + chunk, n_opt))
+        # options compatible with each option of the block: no shared item of capacity one, not itself
+        compatible = (single[block] @ single.T) == 0
+        compatible[np.arange(block.stop - block.start), np.arange(block.start, block.stop)] = False
+        reach = compatible.astype(np.float32) @ member
+        need = lo[None, :] - member[block]
+        bad[block] = (reach < need).any(axis=1)
+    return bad
+
+
+def fit_filter(cover, rounds: int = 1):
+    """Drop options that make some item unreachable, ``rounds`` times (0: until nothing changes).
+
+    Returns ``(cover, removed_per_round)``.
+    """
+    removed: list[int] = []
+    while rounds == 0 or len(removed) < rounds:
+        if cover.n_options == 0:
+            break
+        bad = _fit_violations(cover)
+        removed.append(int(bad.sum()))
+        if not bad.any():
+            break
+        cover = cover.keep_options(~bad)
+    return cover, removed
+
+
+def apply_one_shot(cover, volume: bool = False, fit_rounds: int | None = None):
+    """The requested one-shot filters in polycube's order (volume, then fit) and their counters.
+
+    Returns ``(cover, counters)`` with ``VOLUME_FILTER_TOTAL``,
+    ``FIT_FILTER_TOTAL`` and ``FIT_FILTER_ROUNDS`` (options removed by each
+    fit round) for the filters that ran.
+    """
+    counters: dict = {}
+    if volume:
+        cover, removed = volume_filter(cover)
+        counters["VOLUME_FILTER_TOTAL"] = removed
+    if fit_rounds is not None:
+        cover, per_round = fit_filter(cover, fit_rounds)
+        counters["FIT_FILTER_TOTAL"] = sum(per_round)
+        counters["FIT_FILTER_ROUNDS"] = " ".join(map(str, per_round))
+    return cover, counters
+
+
+def add_filter_arguments(parser) -> None:
+    """``--volume-filter`` and ``--fit-filter [ROUNDS]`` for the commands that encode puzzles."""
+    parser.add_argument("-V", "--volume-filter", action="store_true",
+                        help="one-shot volume filter: drop options that wall off a region no remaining pieces can fill")
+    parser.add_argument("-F", "--fit-filter", type=int, nargs="?", const=1, metavar="ROUNDS",
+                        help="one-shot fit filter: drop options after which an item cannot be covered; "
+                             "ROUNDS passes (default 1, 0 = until nothing changes)")
