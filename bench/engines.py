@@ -71,12 +71,20 @@ class Settings:
         Item to branch on first (polycube ``-R``: the redundancy piece).
     trace : int
         polycube ``-t``: report the state after placements and removals.
+    fila : int or None
+        polycube ``-f``: hand each branch to FILA when this many pieces
+        remain (None: the engine's default).
+    nof : bool or None
+        polycube ``-n``: neighbour occupancy filtering in FILA (None: the
+        engine's default).
     """
 
     order: str | None = None
     goal: int = 0
     first_item: int | None = None
     trace: int = 0
+    fila: int | None = None
+    nof: bool | None = None
 
     def requested(self) -> set[str]:
         """Names of the settings that differ from their defaults."""
@@ -130,6 +138,7 @@ class Engine(Protocol):
 
 ENGINES: dict[str, str] = {
     "dlx": "bench.native.dlx:DlxEngine",
+    "fila": "bench.native.fila:FilaEngine",
     "cpsat": "bench.encoders.cpsat:CpSatEngine",
     "sat": "bench.encoders.sat:SatEngine",
     "ganak": "bench.encoders.counting:GanakEngine",

@@ -55,7 +55,7 @@ from bench.models.symmetry import classify_cover
 from bench.native.heuristics import FIXED_ORDER, compile_order
 
 # kernel return codes
-DONE, PAUSED, FULL_STOP, BUFFER_FULL, TRACE = 0, 1, 2, 3, 4
+DONE, PAUSED, FULL_STOP, BUFFER_FULL, TRACE, HANDOFF = 0, 1, 2, 3, 4, 5
 # phases
 FORWARD, TRY, MULTI, BACKUP = 0, 1, 2, 3
 # slots of the int64 state array
@@ -76,13 +76,16 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                state, attempts, fits, updates_by,
                kind, table, rank, n_cells, n_pieces,
                cell_inv, opt_map, opt_gmask, grid, classify,
-               sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace):
+               sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace,
+               handoff_at, handoff_cells):
     """Run the search from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE (search exhausted), PAUSED (budget spent), FULL_STOP
     (``max_solutions`` covers found), BUFFER_FULL (``stream`` is set and the
-    solution buffer needs draining) or TRACE (a trace event is waiting in the
-    state).  Without ``stream`` the buffer keeps the first covers found.
+    solution buffer needs draining), TRACE (a trace event is waiting in the
+    state) or HANDOFF: ``handoff_at`` or fewer pieces remain, no item has
+    fewer than two options and at most ``handoff_cells`` cells are open, so
+    another engine may finish this branch; the search resumes by backing up.  Without ``stream`` the buffer keeps the first covers found.
     Calling again resumes exactly where it stopped.  ``snap[2L]`` holds the
     item sizes on entering level L, ``snap[2L+1]`` those before each branch.
     """
@@ -284,6 +287,23 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     status = BUFFER_FULL
                     break
                 continue
+            if handoff_at > 0 and remaining <= handoff_at and not (level == 0 and first_item >= 0):
+                # hand the branch over unless an item is forced (0 or 1 options) or too many cells are open
+                least = 1 << 30
+                open_cells = 0
+                i = rlink[root]
+                while i != root:
+                    degree = size[i] - (lo[i] - count[i]) + 1
+                    if degree < least:
+                        least = degree
+                    if i < n_cells:
+                        open_cells += 1
+                    i = rlink[i]
+                if least >= 2 and open_cells <= handoff_cells:
+                    state[S_NODES] -= 1
+                    phase = BACKUP
+                    status = HANDOFF
+                    break
             if level == 0 and first_item >= 0:
                 b = U(first_item)
             else:
@@ -475,8 +495,14 @@ class Search:
 
     BATCH = 4096
 
-    def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None):
+    def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
+                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0):
         self.cover = cover
+        # ``handoff(search)`` returns a sub-search (``.slice(budget) -> code``) for the branch at hand
+        self.handoff = handoff
+        self.handoff_at = handoff_at if handoff is not None else 0
+        self.handoff_cells = handoff_cells
+        self.sub = None
         self.settings = settings
         self.limits = limits
         self.on_solutions = on_solutions
@@ -520,7 +546,6 @@ class Search:
         budget = 1 << 14
         start = time.perf_counter()
         status = Status.SOLVED
-        sym = self.cover.symmetry
         try:
             while True:
                 if limits.node_limit is not None:
@@ -530,15 +555,7 @@ class Search:
                         break
                     budget = min(budget, left)
                 t0 = time.perf_counter()
-                code = dlx_search(
-                    self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
-                    self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
-                    self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
-                    self.state, self.attempts, self.fits, self.updates_by,
-                    self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
-                    sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
-                    self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-                    limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace)
+                code = self._slice(budget)
                 elapsed = time.perf_counter() - t0
                 if code == BUFFER_FULL:
                     self._drain()
@@ -563,6 +580,30 @@ class Search:
         # after Ctrl-C the covers found are kept but no longer handed to the sink
         self._drain(notify=status != Status.INTERRUPTED)
         return status
+
+    def _slice(self, budget: int) -> int:
+        """Run the search for at most ``budget`` nodes: the sub-search at hand, else DLX."""
+        if self.sub is not None:
+            code = self.sub.slice(budget)
+            if code != DONE:
+                return code
+            self.sub = None
+            return PAUSED
+        sym = self.cover.symmetry
+        code = dlx_search(
+            self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
+            self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
+            self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
+            self.state, self.attempts, self.fits, self.updates_by,
+            self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
+            sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
+            self.sol_buf, self.sol_len, self.sol_weight, self.stream,
+            self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace,
+            self.handoff_at, self.handoff_cells)
+        if code == HANDOFF:
+            self.sub = self.handoff(self)
+            return PAUSED
+        return code
 
     def _drain(self, notify: bool = True) -> None:
         """Hand the buffered covers to the sink and keep the first ``keep_solutions``."""

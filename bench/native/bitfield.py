@@ -1,0 +1,215 @@
+"""Occupancy bitfields of one or two 64-bit words, for the FILA kernel.
+
+FILA keeps the puzzle's occupancy in a bitfield and tests an image with one
+AND.  A sub-puzzle of up to 64 open cells uses a plain ``uint64``; up to 128
+cells, a pair of words (a ``UniTuple(uint64, 2)``).  The kernel is written
+once against the small vocabulary below; numba compiles one specialization
+per word type, picked by the types of the arrays the caller passes: layouts
+and stacks are ``uint64[:]`` for one word and ``uint64[:, 2]`` for two.  So
+there is no compile-time switch for users and no copied kernel: the 64-cell
+case pays nothing for the 128-cell one.
+
+Each function here is plain Python (usable in tests) with a numba overload
+for both word types.  Bit ``b`` of a two-word field lives in word ``b >> 6``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.extending import intrinsic, overload
+
+MASK64 = (1 << 64) - 1
+
+
+@intrinsic
+def _ctz(typingctx, x):
+    """Count trailing zero bits of a non-zero uint64 (one instruction on x86-64)."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.uint64)
+        return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(x), codegen
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """Number of set bits of a uint64."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.uint64)
+        return builder.ctpop(value)
+
+    return types.int64(x), codegen
+
+
+def _words(v):
+    return v if isinstance(v, tuple) else (v,)
+
+
+def _join(words):
+    return words if len(words) > 1 else words[0]
+
+
+def _two(v):
+    return isinstance(v, types.UniTuple)
+
+
+# -- the vocabulary, in plain Python --------------------------------------------------------
+
+
+def load(a, i):
+    """Entry ``i`` of a layout array or stack, as a bitfield."""
+    return _join(tuple(int(w) for w in a[i])) if getattr(a, "ndim", 1) == 2 else int(a[i])
+
+
+def store(a, i, v):
+    """Write bitfield ``v`` into entry ``i``."""
+    if getattr(a, "ndim", 1) == 2:
+        a[i, :] = _words(v)
+    else:
+        a[i] = v
+
+
+def hits(a, i, v):
+    """True when layout ``a[i]`` shares a bit with ``v`` (the image does not fit)."""
+    return any(int(x) & y for x, y in zip(_words(load(a, i)), _words(v)))
+
+
+def merge(a, i, v):
+    """``v`` with the bits of layout ``a[i]`` added."""
+    return _join(tuple(int(x) | y for x, y in zip(_words(load(a, i)), _words(v))))
+
+
+def holes(v, full):
+    """The bits of ``full`` not set in ``v``."""
+    return _join(tuple(f & ~x & MASK64 for x, f in zip(_words(v), _words(full))))
+
+
+def is_empty(h):
+    """True when no bit is set."""
+    return all(w == 0 for w in _words(h))
+
+
+def lowest(h):
+    """Index of the lowest set bit of a non-empty bitfield."""
+    for k, w in enumerate(_words(h)):
+        if w:
+            return 64 * k + ((w & -w).bit_length() - 1)
+    raise ValueError("empty bitfield")
+
+
+def drop_lowest(h):
+    """``h`` without its lowest set bit."""
+    words = list(_words(h))
+    for k, w in enumerate(words):
+        if w:
+            words[k] = w & (w - 1)
+            break
+    return _join(tuple(words))
+
+
+def test(v, b):
+    """True when bit ``b`` is set."""
+    return bool((_words(v)[b >> 6] >> (b & 63)) & 1)
+
+
+def count_and(a, i, h):
+    """Number of bits set both in ``a[i]`` and in ``h``."""
+    return sum(bin(int(x) & y).count("1") for x, y in zip(_words(load(a, i)), _words(h)))
+
+
+# -- numba overloads --------------------------------------------------------------------------
+
+
+@overload(load)
+def _load(a, i):
+    if a.ndim == 2:
+        return lambda a, i: (a[i, 0], a[i, 1])
+    return lambda a, i: a[i]
+
+
+@overload(store)
+def _store(a, i, v):
+    if _two(v):
+        def impl(a, i, v):
+            a[i, 0] = v[0]
+            a[i, 1] = v[1]
+        return impl
+
+    def impl1(a, i, v):
+        a[i] = v
+    return impl1
+
+
+@overload(hits)
+def _hits(a, i, v):
+    if _two(v):
+        return lambda a, i, v: ((a[i, 0] & v[0]) | (a[i, 1] & v[1])) != 0
+    return lambda a, i, v: (a[i] & v) != 0
+
+
+@overload(merge)
+def _merge(a, i, v):
+    if _two(v):
+        return lambda a, i, v: (a[i, 0] | v[0], a[i, 1] | v[1])
+    return lambda a, i, v: a[i] | v
+
+
+@overload(holes)
+def _holes(v, full):
+    if _two(v):
+        return lambda v, full: (full[0] & ~v[0], full[1] & ~v[1])
+    return lambda v, full: full & ~v
+
+
+@overload(is_empty)
+def _is_empty(h):
+    if _two(h):
+        return lambda h: (h[0] | h[1]) == 0
+    return lambda h: h == 0
+
+
+@overload(lowest)
+def _lowest(h):
+    if _two(h):
+        def impl(h):
+            if h[0] != 0:
+                return _ctz(h[0])
+            return _ctz(h[1]) + np.int64(64)
+        return impl
+    return lambda h: _ctz(h)
+
+
+@overload(drop_lowest)
+def _drop_lowest(h):
+    if _two(h):
+        def impl(h):
+            if h[0] != 0:
+                return (h[0] & (h[0] - np.uint64(1)), h[1])
+            return (h[0], h[1] & (h[1] - np.uint64(1)))
+        return impl
+    return lambda h: h & (h - np.uint64(1))
+
+
+@overload(test)
+def _test(v, b):
+    if _two(v):
+        def impl(v, b):
+            w = v[0] if b < 64 else v[1]
+            return (w >> np.uint64(b & 63)) & np.uint64(1) != 0
+        return impl
+    return lambda v, b: (v >> np.uint64(b)) & np.uint64(1) != 0
+
+
+@overload(count_and)
+def _count_and(a, i, h):
+    if _two(h):
+        return lambda a, i, h: _popcount(a[i, 0] & h[0]) + _popcount(a[i, 1] & h[1])
+    return lambda a, i, h: _popcount(a[i] & h)

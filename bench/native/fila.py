@@ -1,0 +1,691 @@
+"""FILA, the fixed image list algorithm, and the DLX -> FILA pipeline.
+
+Source: M. Busche, *FILA* (``shared/reference/fila-article.txt``): solveFila,
+selectFila, getImageListSet, POF and NOF.
+
+**Pipeline.**  Every solve starts in DLX (:mod:`bench.native.dlx`).  When
+``fila`` or fewer pieces remain, no DLX item is forced (0 or 1 options) and
+at most 128 cells are open, DLX hands the branch over: the open cells become
+the bits of an occupancy bitfield (one word up to 64 cells, two up to 128,
+see :mod:`bench.native.bitfield`), the options still in play become FILA's
+images, and DLX resumes by backing up once FILA has exhausted the branch.
+
+**Image list sets.**  For every open cell c, every neighbour occupancy index
+z and every shape s there is a fixed list of the images of s that cover c.
+A list holds only images that are still in play (so only bounded ones),
+that avoid the neighbours z marks as filled (**NOF**, ``nof``: z has one bit
+per neighbour that may be open, so never-open neighbours cost nothing), and,
+for a fixed-order heuristic, that avoid every cell earlier in its order
+(**POF**: such an image sits only in the list of its earliest cell).  The
+lists are stored flat in ``(list set, shape)`` order, each entry the image's
+layout words, so a fit test is one AND over contiguous memory.
+
+**Search.**  Iterative solveFila with an explicit level stack.  The shapes
+with pieces left are the first ``q`` entries of a warehouse array, as in the
+article, so identical pieces are never permuted and used-up shapes cost
+nothing.  Attempts are the images tried (whole lists, added per list),
+fits the ones placed; ``attempts - fits`` are the article's no-fits.
+Heuristics per number of pieces remaining: ``f`` (lowest open bit), any
+fixed order (scan from where the previous level stopped), ``e`` (fewest
+open neighbours by popcount, ties by fits counted up to the current
+minimum) and ``s`` (fewest fits).  Ties go to the lowest cell in priority
+order, as in DLX.  Covers, unique and total are counted in the kernel
+through :func:`~bench.models.symmetry.classify_cover`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+from numba import njit
+
+from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.errors import UsageError
+from bench.models.filters import cell_neighbours
+from bench.models.symmetry import classify_cover
+from bench.native import dlx
+from bench.native.bitfield import count_and, drop_lowest, hits, holes, is_empty, load, lowest, merge, store, test
+from bench.native.dlx import (BUFFER_FULL, DONE, FULL_STOP, PAUSED, S_COVERS, S_NODES, S_STORED, S_TOTAL, S_UNIQUE,
+                              Search, piece_count)
+from bench.native.heuristics import schedule
+
+# selection kinds per number of remaining pieces
+FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
+# phases of the kernel
+FORWARD, NEXT_SHAPE, SCAN, BACKUP = 0, 1, 2, 3
+# slots of the FILA state array
+F_LEVEL, F_PHASE, F_Q = range(3)
+
+MAX_CELLS = 128
+MAX_NEIGHBOURS = 6
+
+
+# -- the kernel ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, order_cells,
+                shapes, left, slack, fstate, occ_stack, ls_stack, j_stack, s_stack, k_stack, kend_stack, pos_stack,
+                cand, picked, p0, n_shapes,
+                state, attempts, fits,
+                prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
+                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, spare):
+    """Run FILA from the saved state for at most ``node_budget`` nodes.
+
+    Returns DONE, PAUSED, FULL_STOP or BUFFER_FULL (codes of
+    :mod:`bench.native.dlx`); calling again resumes where it stopped.  Counts
+    go to the DLX search's ``state``, ``attempts`` and ``fits``, so limits
+    and statistics cover the whole pipeline.  ``lay`` and ``occ_stack`` are
+    ``uint64[:]`` for one-word bitfields and ``uint64[:, 2]`` for two.
+    """
+    full = load(full_arr, 0)
+    n_prefix = prefix.shape[0]
+    level = fstate[F_LEVEL]
+    phase = fstate[F_PHASE]
+    q = fstate[F_Q]
+    nodes_end = state[S_NODES] + node_budget
+    capacity = sol_buf.shape[0]
+    status = 0
+
+    def ilsi(f, c, occ):
+        # the list set of cell c for the current occupancy of its variable neighbours
+        z = 0
+        for k in range(nv[f, c]):
+            if test(occ, vnb[f, c, k]):
+                z |= 1 << k
+        return ls_base[f, c] + z
+
+    def count_fits(ls, limit, occ):
+        n = 0
+        base = ls * n_shapes
+        for j in range(q):
+            s = shapes[j]
+            for e in range(lp[base + s], lp[base + s + 1]):
+                if not hits(lay, e, occ):
+                    n += 1
+                    if n >= limit:
+                        return n
+        return n
+
+    def select(p, occ, h):
+        f = fam[p]
+        kd = kind[p]
+        if kd == FIRST:
+            return ilsi(f, lowest(h), occ)
+        if kd == ORDER:
+            m = 0
+            if level > 0 and fam[p + 1] == f:
+                m = pos_stack[level - 1] + 1
+            while test(occ, order_cells[f, m]):
+                m += 1
+            pos_stack[level] = m
+            return ilsi(f, order_cells[f, m], occ)
+        n_cand = 0
+        hh = h
+        if kd == ESTIMATE:
+            least = 1 << 30
+            while not is_empty(hh):
+                c = lowest(hh)
+                hh = drop_lowest(hh)
+                n = count_and(nbr, c, h)
+                if n < least:
+                    least = n
+                    n_cand = 0
+                if n == least:
+                    cand[n_cand] = c
+                    n_cand += 1
+        else:
+            while not is_empty(hh):
+                cand[n_cand] = lowest(hh)
+                hh = drop_lowest(hh)
+                n_cand += 1
+        best = -1
+        best_fits = 1 << 30
+        for t in range(n_cand):
+            ls = ilsi(f, cand[t], occ)
+            n = count_fits(ls, best_fits, occ)
+            if n < best_fits:
+                best_fits = n
+                best = ls
+                if n == 0:
+                    break
+        return best
+
+    while True:
+        if phase == SCAN:
+            k = k_stack[level]
+            kend = kend_stack[level]
+            occ = load(occ_stack, level)
+            while k < kend and hits(lay, k, occ):
+                k += 1
+            if k < kend:
+                fits[p0 - level] += 1
+                k_stack[level] = k + 1
+                picked[level] = entry_img[k]
+                store(occ_stack, level + 1, merge(lay, k, occ))
+                level += 1
+                phase = FORWARD
+                continue
+            # the shape's images are exhausted: its piece goes back to the warehouse
+            s = s_stack[level]
+            if left[s] == 0:
+                j = j_stack[level]
+                shapes[q] = shapes[j]
+                shapes[j] = s
+                q += 1
+            left[s] += 1
+            phase = NEXT_SHAPE
+        elif phase == FORWARD:
+            if state[S_NODES] >= nodes_end:
+                status = PAUSED
+                break
+            state[S_NODES] += 1
+            occ = load(occ_stack, level)
+            p = p0 - level
+            h = holes(occ, full)
+            done = is_empty(h)
+            if done or (goal > 0 and p == goal):
+                if done and spare:
+                    short = False
+                    for s in range(n_shapes):
+                        if left[s] > slack[s]:
+                            short = True
+                    if short:
+                        phase = BACKUP
+                        continue
+                state[S_COVERS] += 1
+                n = n_prefix + level
+                for t in range(n_prefix):
+                    chosen[t] = prefix[t]
+                for t in range(level):
+                    chosen[n_prefix + t] = img_opt[picked[t]]
+                weight = 1
+                if classify and done:
+                    stab = classify_cover(chosen, n, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid)
+                    if stab > 0:
+                        weight = opt_map.shape[0] // stab
+                        state[S_UNIQUE] += 1
+                        state[S_TOTAL] += weight
+                    else:
+                        weight = 0
+                stored = state[S_STORED]
+                if stored < capacity:
+                    for t in range(n):
+                        sol_buf[stored, t] = chosen[t]
+                    sol_len[stored] = n
+                    sol_weight[stored] = weight
+                    state[S_STORED] = stored + 1
+                phase = BACKUP
+                if max_solutions > 0 and state[S_COVERS] >= max_solutions:
+                    status = FULL_STOP
+                    break
+                if stream and state[S_STORED] == capacity:
+                    status = BUFFER_FULL
+                    break
+                continue
+            if p == 0:
+                phase = BACKUP
+                continue
+            ls_stack[level] = select(p, occ, h)
+            j_stack[level] = -1
+            phase = NEXT_SHAPE
+        elif phase == NEXT_SHAPE:
+            base = ls_stack[level] * n_shapes
+            j = j_stack[level] + 1
+            s = 0
+            a = 0
+            b = 0
+            while j < q:
+                s = shapes[j]
+                a = lp[base + s]
+                b = lp[base + s + 1]
+                if a < b:
+                    break
+                j += 1
+            if j >= q:
+                phase = BACKUP
+                continue
+            j_stack[level] = j
+            s_stack[level] = s
+            attempts[p0 - level] += b - a
+            left[s] -= 1
+            if left[s] == 0:
+                # the last piece of s is in play: park s behind the shapes still available
+                q -= 1
+                shapes[j] = shapes[q]
+                shapes[q] = s
+            k_stack[level] = a
+            kend_stack[level] = b
+            phase = SCAN
+        else:  # BACKUP
+            if level == 0:
+                status = DONE
+                break
+            level -= 1
+            phase = SCAN
+    fstate[F_LEVEL] = level
+    fstate[F_PHASE] = phase
+    fstate[F_Q] = q
+    return status
+
+
+# -- building a sub-puzzle ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items):
+    """The options still in play in a DLX state, ascending.
+
+    Every option in play covers an open cell and is listed there; an option
+    is taken from the list of its first cell, so each appears once.
+    """
+    n = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            n += size[t]
+    out = np.empty(n, dtype=np.int32)
+    m = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            start = set_start[t]
+            for k in range(start, start + size[t]):
+                o = node_opt[sets[k]]
+                if opt_items[opt_ptr[o]] == t:
+                    out[m] = o
+                    m += 1
+    return np.sort(out[:m])
+
+
+@njit(cache=True)
+def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
+    """Images of a sub-puzzle: ``img_ptr, img_cells`` (local cells), ``img_shape`` and layout words."""
+    n = options.shape[0]
+    img_ptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        o = options[i]
+        img_ptr[i + 1] = img_ptr[i] + (opt_ptr[o + 1] - opt_ptr[o] - 1)
+    img_cells = np.empty(img_ptr[n], dtype=np.int32)
+    img_shape = np.empty(n, dtype=np.int32)
+    img_lay = np.zeros((n, n_words), dtype=np.uint64)
+    for i in range(n):
+        o = options[i]
+        m = img_ptr[i]
+        for z in range(opt_ptr[o], opt_ptr[o + 1] - 1):
+            c = local_of[opt_items[z]]
+            img_cells[m] = c
+            img_lay[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+            m += 1
+        img_shape[i] = shape_of[opt_items[opt_ptr[o + 1] - 1]]
+    return img_ptr, img_cells, img_shape, img_lay
+
+
+@njit(cache=True)
+def build_lists(img_ptr, img_cells, img_shape, n_local, n_shapes, fam_rank, fam_ordered, nb_ptr, nb, nof):
+    """The image list sets of every family (an unordered one, one per fixed order).
+
+    Returns ``lp, entry_img, ls_base, vnb, nv``: list ``(ls, s)`` holds
+    images ``entry_img[lp[ls * n_shapes + s] : lp[ls * n_shapes + s + 1]]``;
+    cell c of family f owns list sets ``ls_base[f, c] + z`` for
+    ``z < 2 ** nv[f, c]``, bit k of z meaning neighbour ``vnb[f, c, k]`` is
+    filled.  In an ordered family an image sits only at its earliest cell
+    (POF) and only later neighbours are variable.
+    """
+    n_fam = fam_rank.shape[0]
+    n_img = img_shape.shape[0]
+    vnb = np.full((n_fam, n_local, 6), -1, dtype=np.int32)
+    nv = np.zeros((n_fam, n_local), dtype=np.int32)
+    ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
+    n_ls = 0
+    for f in range(n_fam):
+        for c in range(n_local):
+            k = 0
+            if nof:
+                for t in range(nb_ptr[c], nb_ptr[c + 1]):
+                    d = nb[t]
+                    if not fam_ordered[f] or fam_rank[f, d] > fam_rank[f, c]:
+                        vnb[f, c, k] = d
+                        k += 1
+            nv[f, c] = k
+            ls_base[f, c] = n_ls
+            n_ls += 1 << k
+    lp = np.zeros(n_ls * n_shapes + 1, dtype=np.int64)
+    stamp = np.full(n_local, -1, dtype=np.int64)
+    entry_img = np.empty(0, dtype=np.int32)
+    for fill in range(2):
+        for f in range(n_fam):
+            for i in range(n_img):
+                first = img_ptr[i]
+                for m in range(img_ptr[i], img_ptr[i + 1]):
+                    stamp[img_cells[m]] = f * n_img + i
+                    if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
+                        first = m
+                lo_m = first if fam_ordered[f] else img_ptr[i]
+                hi_m = first + 1 if fam_ordered[f] else img_ptr[i + 1]
+                for m in range(lo_m, hi_m):
+                    c = img_cells[m]
+                    conf = 0
+                    for k in range(nv[f, c]):
+                        if stamp[vnb[f, c, k]] == f * n_img + i:
+                            conf |= 1 << k
+                    free = ((1 << nv[f, c]) - 1) & ~conf
+                    z = free
+                    while True:
+                        slot = (ls_base[f, c] + z) * n_shapes + img_shape[i]
+                        if fill == 0:
+                            lp[slot + 1] += 1
+                        else:
+                            entry_img[lp[slot]] = i
+                            lp[slot] += 1
+                        if z == 0:
+                            break
+                        z = (z - 1) & free
+        if fill == 0:
+            for t in range(1, lp.shape[0]):
+                lp[t] += lp[t - 1]
+            entry_img = np.empty(lp[-1], dtype=np.int32)
+        else:
+            # filling advanced each start to the next list's start: shift back
+            for t in range(lp.shape[0] - 1, 0, -1):
+                lp[t] = lp[t - 1]
+            lp[0] = 0
+    return lp, entry_img, ls_base, vnb, nv
+
+
+@njit(cache=True)
+def neighbour_masks(nb_ptr, nb, n_words):
+    """Per local cell, the bitfield of its open neighbours (for ``e``)."""
+    n = nb_ptr.shape[0] - 1
+    out = np.zeros((n, n_words), dtype=np.uint64)
+    for c in range(n):
+        for t in range(nb_ptr[c], nb_ptr[c + 1]):
+            d = nb[t]
+            out[c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+    return out
+
+
+def _words(a: np.ndarray) -> np.ndarray:
+    """A ``(n, W)`` word array as the kernel wants it: 1-D for one word."""
+    return np.ascontiguousarray(a[:, 0]) if a.shape[1] == 1 else np.ascontiguousarray(a)
+
+
+# -- the plan of one solve ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every hand-off of one solve shares.
+
+    ``kind[p]`` and ``fam[p]`` are the selection kind and the list family for
+    p remaining pieces; family 0 is unordered (``e``, ``s``), family f > 0
+    has cell ranks ``rank[f]`` over the cover's cells.
+    """
+
+    kind: np.ndarray
+    fam: np.ndarray
+    rank: np.ndarray
+    ordered: np.ndarray
+    nb_ptr: np.ndarray
+    nb: np.ndarray
+    handoff_at: int
+    nof: bool
+
+
+def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
+    """Selection kinds and list families from the schedule ``order``."""
+    compiled = dlx.compile_order(order, cover, n_pieces)
+    active = schedule(order, n_pieces)
+    kind = np.zeros(n_pieces + 2, dtype=np.int32)
+    fam = np.zeros(n_pieces + 2, dtype=np.int32)
+    # the level above the hand-off never shares a family, so ORDER starts its scan afresh
+    fam[-1] = -1
+    rows = [np.zeros(cover.n_cells, dtype=np.int32)]
+    ordered = [False]
+    family_of_row: dict[int, int] = {}
+    for p in range(n_pieces + 1):
+        name = active[p].name
+        if name in ("s", "e"):
+            kind[p] = SIZE if name == "s" else ESTIMATE
+            continue
+        row = int(compiled.table[p])
+        if row not in family_of_row:
+            family_of_row[row] = len(rows)
+            rows.append(np.ascontiguousarray(compiled.rank[row, : cover.n_cells]))
+            ordered.append(True)
+        fam[p] = family_of_row[row]
+        kind[p] = FIRST if name == "f" else ORDER
+    nb_ptr, nb = cell_neighbours(cover.puzzle)
+    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, handoff_at, nof)
+
+
+# -- one hand-off -------------------------------------------------------------------------------
+
+
+class FilaRun:
+    """FILA on the branch a DLX search hands over: the sub-puzzle, its lists and its kernel state."""
+
+    def __init__(self, search: Search, plan: Plan, totals: dict):
+        start = time.perf_counter()
+        cover = search.cover
+        self.search = search
+        level = int(search.state[dlx.S_LEVEL])
+        self.p0 = search.n_pieces - level
+        n_cells = cover.n_cells
+        count = search.count
+        open_cells = np.flatnonzero(count[:n_cells] == 0)
+        n_local = len(open_cells)
+        n_words = 1 if n_local <= 64 else 2
+        local_of = np.full(cover.n_items, -1, dtype=np.int32)
+        local_of[open_cells] = np.arange(n_local, dtype=np.int32)
+        # shapes with pieces left: how many, and how many may stay unused
+        shape_items = np.arange(n_cells, cover.n_items)
+        left_max = search.hi[n_cells:] - count[n_cells:]
+        in_play = np.flatnonzero(left_max > 0)
+        shape_of = np.full(cover.n_items, -1, dtype=np.int32)
+        shape_of[shape_items[in_play]] = np.arange(len(in_play), dtype=np.int32)
+        self.left = left_max[in_play].astype(np.int64)
+        need = np.maximum(search.lo[n_cells:] - count[n_cells:], 0)[in_play]
+        self.slack = (self.left - need).astype(np.int64)
+        self.spare = bool(np.any(self.slack > 0))
+        self.n_shapes = len(in_play)
+        self.shapes = np.arange(self.n_shapes, dtype=np.int64)
+
+        options = active_options(n_cells, count, search.size, search.sets, search.set_start, search.node_opt,
+                                 cover.opt_ptr, cover.opt_items)
+        img_ptr, img_cells, img_shape, img_lay = sub_images(options, cover.opt_ptr, cover.opt_items, local_of,
+                                                            shape_of, n_words)
+        # local adjacency of the open cells
+        rows = np.repeat(np.arange(n_cells, dtype=np.int32), np.diff(plan.nb_ptr))
+        keep = (local_of[rows] >= 0) & (local_of[plan.nb] >= 0)
+        src, dst = local_of[rows[keep]], local_of[plan.nb[keep]]
+        nb_ptr = np.zeros(n_local + 1, dtype=np.int32)
+        np.cumsum(np.bincount(src, minlength=n_local), out=nb_ptr[1:])
+        nb = np.ascontiguousarray(dst[np.argsort(src, kind="stable")], dtype=np.int32)
+        # only the families used from here on
+        used = np.unique(plan.fam[1 : self.p0 + 1])
+        remap = np.full(len(plan.ordered), -1, dtype=np.int32)
+        remap[used] = np.arange(len(used), dtype=np.int32)
+        fam_rank = np.ascontiguousarray(plan.rank[used][:, open_cells])
+        fam_ordered = plan.ordered[used]
+        lp, entry_img, ls_base, vnb, nv = build_lists(img_ptr, img_cells, img_shape, n_local, self.n_shapes,
+                                                      fam_rank, fam_ordered, nb_ptr, nb, plan.nof)
+        self.lay = _words(img_lay[entry_img])
+        self.entry_img, self.lp, self.ls_base, self.vnb, self.nv = entry_img, lp, ls_base, vnb, nv
+        self.nbr = _words(neighbour_masks(nb_ptr, nb, n_words))
+        full = np.zeros((1, n_words), dtype=np.uint64)
+        for w in range(n_words):
+            bits = min(max(n_local - 64 * w, 0), 64)
+            full[0, w] = np.uint64((1 << bits) - 1)
+        self.full = _words(full)
+        self.kind = plan.kind
+        fam = remap[np.clip(plan.fam, 0, None)]
+        fam[-1] = -1
+        fam[self.p0 + 1 :] = -1
+        self.fam = fam
+        self.order_cells = np.ascontiguousarray(np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32))
+        depth = self.p0 + 1
+        self.fstate = np.zeros(3, dtype=np.int64)
+        self.fstate[F_PHASE] = FORWARD
+        self.fstate[F_Q] = self.n_shapes
+        self.occ_stack = _words(np.zeros((depth + 1, n_words), dtype=np.uint64))
+        self.ls_stack = np.zeros(depth, dtype=np.int64)
+        self.j_stack = np.zeros(depth, dtype=np.int64)
+        self.s_stack = np.zeros(depth, dtype=np.int64)
+        self.k_stack = np.zeros(depth, dtype=np.int64)
+        self.kend_stack = np.zeros(depth, dtype=np.int64)
+        self.pos_stack = np.zeros(depth, dtype=np.int64)
+        self.cand = np.zeros(max(n_local, 1), dtype=np.int64)
+        self.picked = np.zeros(depth, dtype=np.int32)
+        self.prefix = search.chosen[:level].copy()
+        self.img_opt = options
+        self.chosen = np.zeros(level + depth, dtype=np.int32)
+        totals["handoffs"] += 1
+        totals["images"] += len(options)
+        totals["list_entries"] += len(entry_img)
+        totals["max_cells"] = max(totals["max_cells"], n_local)
+        totals["words"] = max(totals["words"], n_words)
+        totals["setup_seconds"] += time.perf_counter() - start
+
+    def slice(self, budget: int) -> int:
+        """Run FILA for at most ``budget`` nodes; DONE once the branch is exhausted."""
+        s = self.search
+        sym = s.cover.symmetry
+        return fila_search(
+            self.lay, self.entry_img, self.lp, self.ls_base, self.vnb, self.nv, self.nbr, self.full, self.kind, self.fam,
+            self.order_cells, self.shapes, self.left, self.slack, self.fstate, self.occ_stack, self.ls_stack,
+            self.j_stack, self.s_stack, self.k_stack, self.kend_stack, self.pos_stack, self.cand, self.picked,
+            self.p0, self.n_shapes, s.state, s.attempts, s.fits,
+            self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
+            sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
+            s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
+            self.spare)
+
+
+# -- the engine ---------------------------------------------------------------------------------
+
+
+def default_order(cover, handoff_at: int) -> str:
+    """The schedule FILA uses when none is given.
+
+    DLX's ``s`` places the pieces above the hand-off.  In a plain rectangle
+    FILA fills left to right (``f``, test case P5); elsewhere (3-D boxes,
+    irregular regions) ``e`` picks the tightest hole and ``f`` takes the last
+    three pieces (test cases TC4 and PT5).
+    """
+    puzzle = cover.puzzle
+    rectangle = puzzle.planar and puzzle.n_open == int(np.prod(puzzle.dims)) and not puzzle.stationary
+    if rectangle or handoff_at <= 3:
+        return f"f={handoff_at}"
+    return f"e={handoff_at}:f=3"
+
+
+def resolve(cover, settings: Settings) -> Settings:
+    """``settings`` with FILA's defaults filled in: hand-off after the first piece, NOF on, :func:`default_order`."""
+    n = piece_count(cover)
+    handoff_at = settings.fila if settings.fila is not None else max(n - 1, 1)
+    if not 1 <= handoff_at <= max(n, 1):
+        raise UsageError(f"--fila must be between 1 and the number of pieces ({n}), got {handoff_at}")
+    order = settings.order if settings.order is not None else default_order(cover, handoff_at)
+    return replace(settings, fila=handoff_at, nof=True if settings.nof is None else settings.nof, order=order)
+
+
+def check_cover(cover) -> None:
+    """FILA needs cells with coordinates and one piece item per option."""
+    if cover.puzzle is None:
+        raise UsageError("fila needs a cover built from a puzzle (cell coordinates); this one has none")
+    ptr, items = cover.opt_ptr, cover.opt_items
+    last = items[ptr[1:] - 1]
+    cells_before = np.ones(len(items), dtype=bool)
+    cells_before[ptr[1:] - 1] = False
+    if np.any(last < cover.n_cells) or np.any(items[cells_before] >= cover.n_cells):
+        raise UsageError("fila needs options made of cells and exactly one piece item")
+
+
+_compile_seconds: float | None = None
+
+
+def warm_up() -> float:
+    """Compile (or load from the cache) DLX and both FILA word sizes once per process; returns the seconds."""
+    global _compile_seconds
+    if _compile_seconds is None:
+        from bench.models.cover import Cover
+        from bench.models.definition import parse_text
+        from bench.models.puzzle import Puzzle
+
+        start = time.perf_counter()
+        dlx.warm_up()
+        for x, y in ((4, 2), (66, 2)):
+            pieces = "".join(f"C:name=d{k}:layout=0 0 0, 1 0 0\n" for k in range(x * y // 2))
+            text = f"D:xDim={x}:yDim={y}:zDim=1\n{pieces}~D\n"
+            cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]))
+            for order in ("e", "f", "s", "x"):
+                run_pipeline(cover, resolve(cover, Settings(order=order, fila=x * y // 2 - 1)), Limits(max_solutions=1))
+        _compile_seconds = time.perf_counter() - start
+    return _compile_seconds
+
+
+class FilaEngine:
+    """The native DLX -> FILA pipeline (see the module docstring)."""
+
+    name = "fila"
+    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "max_solutions", "node_limit", "time_limit"})
+
+    def __init__(self, variant: str = ""):
+        if variant:
+            raise UsageError("fila has no variants; tune it with --fila, --nof and --order")
+
+    def warm_up(self) -> float:
+        """Seconds spent compiling (or loading) the kernels in this process."""
+        return warm_up()
+
+    def available(self) -> bool:
+        """Always: numba is a runtime dependency."""
+        return True
+
+    def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
+              on_trace=None) -> Result:
+        """Count (and optionally return) the exact covers of ``cover`` with DLX, then FILA.
+
+        Examples
+        --------
+        >>> import bench
+        >>> [p] = bench.load("defs/pentominoes_20x3.txt")
+        >>> r = FilaEngine().solve(bench.Cover.from_puzzle(p, redundancy=True))
+        >>> r.status.value, r.covers, r.unique, r.total, r.variant
+        ('solved', 2, 2, 8, 'f=11 nof')
+        """
+        check_settings(self, settings, limits)
+        check_cover(cover)
+        compile_seconds = warm_up()
+        settings = resolve(cover, settings)
+        search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions)
+        exact = settings.goal == 0
+        stats = search.stats()
+        stats["no_fits"] = stats["attempts"] - stats["fits"]
+        stats["fila"] = {k: v for k, v in totals.items() if k != "setup_seconds"}
+        return Result(
+            engine=self.name,
+            variant=f"{settings.order} {'nof' if settings.nof else 'no-nof'}",
+            status=search.status,
+            covers=int(search.state[S_COVERS]),
+            unique=int(search.state[S_UNIQUE]) if exact else None,
+            total=int(search.state[S_TOTAL]) if exact else None,
+            solutions=search.kept,
+            stats=stats,
+            timings={"compile": compile_seconds, "setup": setup_seconds, "fila_setup": totals["setup_seconds"],
+                     "solve": search.solve_seconds},
+            cover_hash=cover.hash,
+        )
+
+
+def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None):
+    """Run DLX with hand-offs to FILA under resolved ``settings``; returns the search, FILA totals and set-up seconds."""
+    t0 = time.perf_counter()
+    plan = make_plan(cover, settings.order, piece_count(cover), settings.fila, settings.nof)
+    totals = {"handoffs": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0, "setup_seconds": 0.0}
+    search = Search(cover, settings, limits, on_solutions, None,
+                    handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS)
+    setup_seconds = time.perf_counter() - t0
+    search.status = search.run()
+    return search, totals, setup_seconds
