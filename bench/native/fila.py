@@ -68,7 +68,7 @@ MAX_NEIGHBOURS = 6
 @njit(cache=True)
 def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, order_cells,
                 shapes, left, slack, fstate, occ_stack, stk, pos_stack,
-                cand, picked, p0, n_shapes,
+                cand, p0, n_shapes,
                 state, attempts, fits,
                 prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
                 sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, spare):
@@ -86,12 +86,13 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     """
     full = load(full_arr, 0)
     n_prefix = prefix.shape[0]
-    level = fstate[F_LEVEL]
-    phase = fstate[F_PHASE]
-    q = np.uint64(fstate[F_Q])
+    # unsigned indices spare numba's negative-index correction on every access
     zero = np.uint64(0)
     one = np.uint64(1)
-    goal_p = goal if goal > 0 else -1
+    level = np.uint64(fstate[F_LEVEL])
+    phase = fstate[F_PHASE]
+    q = np.uint64(fstate[F_Q])
+    goal_p = np.uint64(goal) if goal > 0 else np.uint64(1 << 62)
     nodes = state[S_NODES]
     nodes_end = nodes + node_budget
     capacity = sol_buf.shape[0]
@@ -154,7 +155,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                     break
         return best
 
-    p = p0 - level
+    p = np.uint64(p0) - level
     occ = load(occ_stack, level)
     k = kend = j = sh = base = zero
     while True:
@@ -169,11 +170,12 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
             if done or p == goal_p:
                 if not (done and spare and shortfall()):
                     state[S_COVERS] += 1
-                    n = n_prefix + level
+                    depth = np.int64(level)
+                    n = n_prefix + depth
                     for t in range(n_prefix):
                         chosen[t] = prefix[t]
-                    for t in range(level):
-                        chosen[n_prefix + t] = img_opt[picked[t]]
+                    for t in range(depth):
+                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, 0] - one]]
                     weight = 1
                     if classify and done:
                         stab = classify_cover(chosen, n, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid)
@@ -196,27 +198,30 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                     if stream and state[S_STORED] == capacity:
                         status = BUFFER_FULL
                         break
-            elif p > 0:
-                f = fam[p]
+            elif p > zero:
+                f = np.uint64(fam[p])
                 kd = kind[p]
                 if kd == FIRST:
-                    c = lowest(h)
+                    c = np.uint64(lowest(h))
                 elif kd == ORDER:
-                    m = 0
-                    if level > 0 and fam[p + 1] == f:
-                        m = pos_stack[level - 1] + 1
+                    m = zero
+                    if level > zero and fam[p + one] == fam[p]:
+                        m = pos_stack[level - one] + one
                     while test(occ, order_cells[f, m]):
-                        m += 1
+                        m += one
                     pos_stack[level] = m
-                    c = np.int64(order_cells[f, m])
+                    c = np.uint64(order_cells[f, m])
                 else:
-                    c = tightest(kd, f, occ, h)
+                    c = np.uint64(tightest(kd, f, occ, h))
                 # the list set for the occupancy of c's variable neighbours (NOF)
-                z = 0
-                for t in range(nv[f, c]):
+                z = zero
+                t = zero
+                nvc = np.uint64(nv[f, c])
+                while t < nvc:
                     if test(occ, vnb[f, c, t]):
-                        z |= 1 << t
-                base = np.uint64(ls_base[f, c] + z) * n_shapes
+                        z |= one << t
+                    t += one
+                base = (np.uint64(ls_base[f, c]) + z) * n_shapes
                 j = zero
                 phase = NEXT_SHAPE
         if phase == NEXT_SHAPE:
@@ -240,11 +245,11 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
             else:
                 phase = BACKUP
         if phase == BACKUP:
-            if level == 0:
+            if level == zero:
                 status = DONE
                 break
-            level -= 1
-            p += 1
+            level -= one
+            p += one
             k = stk[level, 0]
             kend = stk[level, 1]
             j = stk[level, 2]
@@ -261,10 +266,9 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
             stk[level, 2] = j
             stk[level, 3] = sh
             stk[level, 4] = base
-            picked[level] = entry_img[k]
             occ = merge(lay, k, occ)
-            level += 1
-            p -= 1
+            level += one
+            p -= one
             store(occ_stack, level, occ)
             phase = FORWARD
         else:
@@ -541,9 +545,8 @@ class FilaRun:
         self.fstate[F_Q] = self.n_shapes
         self.occ_stack = _words(np.zeros((depth + 1, n_words), dtype=np.uint64))
         self.stk = np.zeros((depth, 5), dtype=np.uint64)
-        self.pos_stack = np.zeros(depth, dtype=np.int64)
+        self.pos_stack = np.zeros(depth, dtype=np.uint64)
         self.cand = np.zeros(max(n_local, 1), dtype=np.int64)
-        self.picked = np.zeros(depth, dtype=np.int32)
         self.prefix = search.chosen[:level].copy()
         self.img_opt = options
         self.chosen = np.zeros(level + depth, dtype=np.int32)
@@ -560,7 +563,7 @@ class FilaRun:
         sym = s.cover.symmetry
         return fila_search(
             self.lay, self.entry_img, self.lp, self.ls_base, self.vnb, self.nv, self.nbr, self.full, self.kind, self.fam,
-            self.order_cells, self.shapes, self.left, self.slack, self.fstate, self.occ_stack, self.stk, self.pos_stack, self.cand, self.picked,
+            self.order_cells, self.shapes, self.left, self.slack, self.fstate, self.occ_stack, self.stk, self.pos_stack, self.cand,
             self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
             self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
