@@ -15,7 +15,7 @@ skipped.  A setting an engine does not implement is refused, never ignored.
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Callable, Protocol
 
@@ -181,3 +181,48 @@ def check_settings(engine: Engine, settings: Settings, limits: Limits | None = N
     unsupported = sorted(asked - set(engine.supported))
     if unsupported:
         raise UsageError(f"engine '{engine.name}' does not implement: {', '.join(unsupported)}")
+
+
+TUNING_LETTERS = {"f": "fila", "n": "nof", "o": "order"}
+
+
+def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dict:
+    """Settings carried by an engine variant, in polycube's letters separated by ``/``.
+
+    ``fN`` hands off to FILA with N pieces left, ``n`` / ``n0`` turns NOF
+    on / off, ``oSPEC`` sets the ordering heuristics, so one ``bench run``
+    can compare configurations: ``fila:f11/of=11/n0,fila:f11/of=11/n``.
+
+    Examples
+    --------
+    >>> parse_tuning("fila", "f11/oe=11:f=3/n", frozenset({"fila", "nof", "order"}))
+    {'fila': 11, 'order': 'e=11:f=3', 'nof': True}
+    """
+    from bench.native.heuristics import parse_order
+
+    letters = [k for k, name in TUNING_LETTERS.items() if name in allowed]
+    expected = f"'/'-separated {', '.join(k + ('N' if k == 'f' else 'SPEC' if k == 'o' else '[0]') for k in letters)}"
+    out: dict = {}
+    for token in filter(None, variant.split("/")):
+        key, value = token[0], token[1:]
+        name = TUNING_LETTERS.get(key)
+        if name not in allowed:
+            raise UsageError(f"{engine_name}: unknown variant '{token}'; expected {expected}")
+        if name == "fila":
+            if not value.isdigit():
+                raise UsageError(f"{engine_name}: '{token}' needs a number of pieces, e.g. f11")
+            out[name] = int(value)
+        elif name == "nof":
+            if value not in ("", "0", "1"):
+                raise UsageError(f"{engine_name}: '{token}': n or n1 turns NOF on, n0 off")
+            out[name] = value != "0"
+        else:
+            parse_order(value)
+            out[name] = value
+    return out
+
+
+def apply_tuning(settings: Settings, tuning: dict) -> Settings:
+    """``settings`` with the variant's values wherever the caller left the default."""
+    defaults = {f.name: f.default for f in fields(Settings)}
+    return replace(settings, **{k: v for k, v in tuning.items() if getattr(settings, k) == defaults[k]})

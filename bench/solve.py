@@ -9,6 +9,7 @@ lines.  ``--json`` prints one JSON document for scripts instead.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -20,6 +21,7 @@ from bench.inputs import load_puzzles
 from bench.models.cover import Cover
 from bench.models.filters import add_filter_arguments, apply_one_shot
 from bench.models.symmetry import REDUNDANCY_METHODS
+from bench.native import fila
 from bench.output import layout_lines, parse_format, render
 
 
@@ -29,15 +31,20 @@ def add_parser(sub) -> None:
                        description="Solve every puzzle of the given files. Options follow polycube 2.0; "
                                    "put -- before the files when an option with an optional argument comes last.")
     p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
-    p.add_argument("-e", "--engine", default="dlx", help=f"engine: {', '.join(engine_names())} (default dlx)")
-    p.add_argument("-r", "--redundancy", nargs="?", const="#", default=".", metavar="PIECE",
-                   help="rotational-redundancy filter: without PIECE (or #) a piece is picked; . turns it off (default)")
+    p.add_argument("-e", "--engine", help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
+    p.add_argument("-r", "--redundancy", nargs="?", const="#", metavar="PIECE",
+                   help="rotational-redundancy filter: without PIECE (or #) a piece is picked; . turns it off "
+                        "(the default, except for an untuned fila run)")
     p.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
                    help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
                         "(the smallest image of each orbit)")
     add_filter_arguments(p)
     p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
-    p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s)")
+    p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s; fila: see --info)")
+    p.add_argument("-f", "--fila", type=int, metavar="N",
+                   help="hand each branch from DLX to FILA when N pieces remain (default for fila: all but the first)")
+    p.add_argument("-n", "--nof", action=argparse.BooleanOptionalAction, default=None,
+                   help="FILA's neighbour occupancy filtering (default on)")
     p.add_argument("-g", "--goal", type=int, default=0, metavar="N",
                    help="report a partial assembly whenever N pieces remain, then backtrack")
     p.add_argument("-t", "--trace", type=int, default=0, metavar="K", help="show the puzzle after placements and removals (polycube -t)")
@@ -52,8 +59,23 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-def _redundancy(value: str):
-    return True if value == "#" else (None if value == "." else value)
+TUNING_FLAGS = ("redundancy", "volume_filter", "fit_filter", "order", "fila", "nof")
+
+
+def _redundancy(value: str | None):
+    return True if value == "#" else (None if value in (".", None) else value)
+
+
+def engine_name(args) -> str:
+    """The engine asked for: ``--engine``, else fila when a FILA option is given, else dlx."""
+    if args.engine:
+        return args.engine
+    return "fila" if args.fila is not None or args.nof is not None else "dlx"
+
+
+def auto_tuned(args, engine) -> bool:
+    """True when FILA runs with no tuning flag at all, so it picks its own configuration."""
+    return engine.name == "fila" and all(getattr(args, name) in (None, False) for name in TUNING_FLAGS)
 
 
 def settings_from(args, cover) -> Settings:
@@ -68,19 +90,22 @@ def settings_from(args, cover) -> Settings:
             raise UsageError(f"--redundancy-first: piece '{red.piece}' may stay unused (spare pieces), so it cannot be placed first")
     if args.goal < 0:
         raise UsageError("--goal must be >= 0")
-    return Settings(order=args.order, goal=args.goal, first_item=first_item, trace=args.trace)
+    return Settings(order=args.order, goal=args.goal, first_item=first_item, trace=args.trace,
+                    fila=args.fila, nof=args.nof)
 
 
-def configuration(args, settings: Settings, engine_name: str) -> dict:
+def configuration(args, settings: Settings, engine_name: str, auto: bool = False) -> dict:
     """The solver configuration as polycube's ``--info`` lists it."""
-    return {
+    config = {
         "engine": engine_name,
+        "autoTuned": int(auto),
         "goal": settings.goal,
         "info": int(args.info),
         "orderingHeuristicConfig": settings.order or "s",
         "outputFormat": (args.output or "BL").upper(),
         "quiet": int(args.quiet),
-        "redundancyFilter": args.redundancy,
+        "redundancyFilter": args.redundancy or ".",
+        "volumeFilter": int(bool(args.volume_filter)),
         "redundancyFilterFirst": int(args.redundancy_first),
         "redundancyMethod": args.redundancy_method,
         "trace": settings.trace,
@@ -89,6 +114,10 @@ def configuration(args, settings: Settings, engine_name: str) -> dict:
         "nodeLimit": args.node_limit or 0,
         "timeLimit": args.time_limit or 0,
     }
+    if settings.fila is not None:
+        config["fila"] = settings.fila
+        config["nof"] = int(bool(settings.nof))
+    return config
 
 
 def result_lines(result, n_pieces: int) -> list[str]:
@@ -105,6 +134,9 @@ def result_lines(result, n_pieces: int) -> list[str]:
             lines.append(f"{key.upper()}={stats[key]}")
     lines.append(f"ATTEMPTS_TOTAL={stats.get('attempts', 0)}")
     lines.append(f"FITS_TOTAL={stats.get('fits', 0)}")
+    lines.append(f"NO_FITS_TOTAL={stats.get('attempts', 0) - stats.get('fits', 0)}")
+    for key, value in stats.get("fila", {}).items():
+        lines.append(f"FILA_{key.upper()}={value}")
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
         if values:
@@ -118,7 +150,12 @@ def result_lines(result, n_pieces: int) -> list[str]:
 def run(args) -> int:
     """Solve every puzzle of ``args.files``; returns the exit status."""
     form, piece_form = parse_format(args.output)
-    engine = get_engine(args.engine)
+    engine = get_engine(engine_name(args))
+    auto = auto_tuned(args, engine)
+    if auto:
+        # FILA's own choice, the best rows of the FILA article's tables: redundancy
+        # filter, volume filter in 2-D, and the engine's defaults (see bench.native.fila.resolve)
+        args.redundancy = "#"
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
@@ -132,14 +169,20 @@ def run(args) -> int:
                 cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy), method=args.redundancy_method)
                 encode_seconds = time.perf_counter() - start
                 start = time.perf_counter()
-                cover, filter_counters = apply_one_shot(cover, args.volume_filter, args.fit_filter)
+                volume = args.volume_filter or (auto and puzzle.planar)
+                cover, filter_counters = apply_one_shot(cover, volume, args.fit_filter)
                 filter_seconds = time.perf_counter() - start
                 settings = settings_from(args, cover)
                 check_settings(engine, settings)
+                if engine.name == "fila":
+                    # FILA's defaults made explicit, so --info shows what runs
+                    fila.check_cover(cover)
+                    settings = fila.resolve(cover, settings)
             except BenchError as exc:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue
-            config = configuration(args, settings, engine.name)
+            config = configuration(args, settings, engine.name, auto)
+            config["volumeFilter"] = int(bool(volume))
             facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
                                                  **({"filter": filter_seconds} if filter_counters else {})})
             facts.update(filter_counters)

@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from bench.errors import UsageError
-from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.engines import Limits, Result, Settings, Status, apply_tuning, check_settings, parse_tuning
 from bench.models.symmetry import classify_cover
 from bench.native.heuristics import FIXED_ORDER, compile_order
 
@@ -77,15 +77,16 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                kind, table, rank, n_cells, n_pieces,
                cell_inv, opt_map, opt_gmask, grid, classify,
                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace,
-               handoff_at, handoff_cells):
+               handoff_at, handoff_cells, handoff_shapes):
     """Run the search from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE (search exhausted), PAUSED (budget spent), FULL_STOP
     (``max_solutions`` covers found), BUFFER_FULL (``stream`` is set and the
     solution buffer needs draining), TRACE (a trace event is waiting in the
     state) or HANDOFF: ``handoff_at`` or fewer pieces remain, no item has
-    fewer than two options and at most ``handoff_cells`` cells are open, so
-    another engine may finish this branch; the search resumes by backing up.  Without ``stream`` the buffer keeps the first covers found.
+    fewer than two options, at most ``handoff_cells`` cells are open and at
+    most ``handoff_shapes`` shapes have pieces left, so another engine may
+    finish this branch; the search resumes by backing up.  Without ``stream`` the buffer keeps the first covers found.
     Calling again resumes exactly where it stopped.  ``snap[2L]`` holds the
     item sizes on entering level L, ``snap[2L+1]`` those before each branch.
     """
@@ -299,7 +300,11 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     if i < n_cells:
                         open_cells += 1
                     i = rlink[i]
-                if least >= 2 and open_cells <= handoff_cells:
+                shapes_left = 0
+                for t in range(n_cells, n_items):
+                    if count[t] < hi[t]:
+                        shapes_left += 1
+                if least >= 2 and open_cells <= handoff_cells and shapes_left <= handoff_shapes:
                     state[S_NODES] -= 1
                     phase = BACKUP
                     status = HANDOFF
@@ -496,12 +501,13 @@ class Search:
     BATCH = 4096
 
     def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
-                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0):
+                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0):
         self.cover = cover
         # ``handoff(search)`` returns a sub-search (``.slice(budget) -> code``) for the branch at hand
         self.handoff = handoff
         self.handoff_at = handoff_at if handoff is not None else 0
         self.handoff_cells = handoff_cells
+        self.handoff_shapes = handoff_shapes
         self.sub = None
         self.settings = settings
         self.limits = limits
@@ -599,7 +605,7 @@ class Search:
             sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
             self.sol_buf, self.sol_len, self.sol_weight, self.stream,
             self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace,
-            self.handoff_at, self.handoff_cells)
+            self.handoff_at, self.handoff_cells, self.handoff_shapes)
         if code == HANDOFF:
             self.sub = self.handoff(self)
             return PAUSED
@@ -638,8 +644,7 @@ class DlxEngine:
     supported = frozenset({"order", "goal", "first_item", "trace", "max_solutions", "node_limit", "time_limit"})
 
     def __init__(self, variant: str = ""):
-        if variant:
-            raise UsageError("dlx has no variants; choose its heuristics with --order")
+        self.tuning = parse_tuning(self.name, variant, frozenset({"order"}))
 
     def warm_up(self) -> float:
         """Seconds spent compiling (or loading) the kernel in this process."""
@@ -661,6 +666,7 @@ class DlxEngine:
         ('solved', 2, 2, 8)
         """
         check_settings(self, settings, limits)
+        settings = apply_tuning(settings, self.tuning)
         compile_seconds = warm_up()
         t0 = time.perf_counter()
         search = Search(cover, settings, limits, on_solutions, on_trace)

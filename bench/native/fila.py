@@ -4,8 +4,9 @@ Source: M. Busche, *FILA* (``shared/reference/fila-article.txt``): solveFila,
 selectFila, getImageListSet, POF and NOF.
 
 **Pipeline.**  Every solve starts in DLX (:mod:`bench.native.dlx`).  When
-``fila`` or fewer pieces remain, no DLX item is forced (0 or 1 options) and
-at most 128 cells are open, DLX hands the branch over: the open cells become
+``fila`` or fewer pieces remain, no DLX item is forced (0 or 1 options), at
+most 128 cells are open and at most 64 shapes have pieces left, DLX hands
+the branch over: the open cells become
 the bits of an occupancy bitfield (one word up to 64 cells, two up to 128,
 see :mod:`bench.native.bitfield`), the options still in play become FILA's
 images, and DLX resumes by backing up once FILA has exhausted the branch.
@@ -20,10 +21,13 @@ for a fixed-order heuristic, that avoid every cell earlier in its order
 lists are stored flat in ``(list set, shape)`` order, each entry the image's
 layout words, so a fit test is one AND over contiguous memory.
 
-**Search.**  Iterative solveFila with an explicit level stack.  The shapes
-with pieces left are the first ``q`` entries of a warehouse array, as in the
-article, so identical pieces are never permuted and used-up shapes cost
-nothing.  Attempts are the images tried (whole lists, added per list),
+**Search.**  Iterative solveFila with an explicit level stack.  Where the
+article keeps the shapes with pieces left in a warehouse array, this kernel
+keeps them as a bit mask beside a mask per list set of the shapes whose
+list there is not empty: the lists worth trying at a node are the set bits
+of one AND, taken lowest first, with no test per shape and no branch
+mispredicted on an empty list.  Identical pieces are never permuted and
+used-up shapes cost nothing.  Attempts are the images tried (whole lists, added per list),
 fits the ones placed; ``attempts - fits`` are the article's no-fits.
 Heuristics per number of pieces remaining: ``f`` (lowest open bit), any
 fixed order (scan from where the previous level stopped), ``e`` (fewest
@@ -41,7 +45,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numba import njit
 
-from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.encoders.collect import Unsupported
+from bench.engines import Limits, Result, Settings, apply_tuning, check_settings, parse_tuning
 from bench.errors import UsageError
 from bench.models.filters import cell_neighbours
 from bench.models.symmetry import classify_cover
@@ -56,9 +61,10 @@ FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
 # phases of the kernel
 FORWARD, NEXT_SHAPE, SCAN, BACKUP = 0, 1, 2, 3
 # slots of the FILA state array
-F_LEVEL, F_PHASE, F_Q = range(3)
+F_LEVEL, F_PHASE, F_AVAIL = range(3)
 
 MAX_CELLS = 128
+MAX_SHAPES = 64
 MAX_NEIGHBOURS = 6
 
 
@@ -67,7 +73,7 @@ MAX_NEIGHBOURS = 6
 
 @njit(cache=True)
 def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, order_cells,
-                shapes, left, slack, fstate, occ_stack, stk, pos_stack,
+                nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
                 cand, p0, n_shapes,
                 state, attempts, fits,
                 prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
@@ -91,7 +97,8 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     one = np.uint64(1)
     level = np.uint64(fstate[F_LEVEL])
     phase = fstate[F_PHASE]
-    q = np.uint64(fstate[F_Q])
+    # shapes with pieces left, one bit each
+    avail = np.uint64(fstate[F_AVAIL])
     goal_p = np.uint64(goal) if goal > 0 else np.uint64(1 << 62)
     nodes = state[S_NODES]
     nodes_end = nodes + node_budget
@@ -139,11 +146,14 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
             for k in range(nv[f, c]):
                 if test(occ, vnb[f, c, k]):
                     z |= 1 << k
-            base = np.uint64(ls_base[f, c] + z) * n_shapes
+            ls = np.uint64(ls_base[f, c] + z)
+            base = ls * n_shapes
+            todo = nonempty[ls] & avail
             n = 0
-            for j in range(q):
-                s = shapes[j]
-                for e in range(lp[base + s], lp[base + s + one]):
+            while todo != zero:
+                s = np.uint64(lowest(todo))
+                todo &= todo - one
+                for e in range(lp[base + s], lp[base + s + one] - one):
                     if not hits(lay, e, occ):
                         n += 1
                 if n >= best_fits:
@@ -157,7 +167,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
 
     p = np.uint64(p0) - level
     occ = load(occ_stack, level)
-    k = kend = j = sh = base = zero
+    k = kend = todo = sh = base = zero
     while True:
         if phase == FORWARD:
             if nodes >= nodes_end:
@@ -221,26 +231,20 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                     if test(occ, vnb[f, c, t]):
                         z |= one << t
                     t += one
-                base = (np.uint64(ls_base[f, c]) + z) * n_shapes
-                j = zero
+                ls = np.uint64(ls_base[f, c]) + z
+                base = ls * n_shapes
+                todo = nonempty[ls] & avail
                 phase = NEXT_SHAPE
         if phase == NEXT_SHAPE:
-            while j < q:
-                sh = shapes[j]
+            if todo != zero:
+                sh = np.uint64(lowest(todo))
+                todo &= todo - one
                 k = lp[base + sh]
-                kend = lp[base + sh + one]
-                if k < kend:
-                    break
-                j += one
-            if j < q:
+                kend = lp[base + sh + one] - one
                 attempts[p] += np.int64(kend - k)
                 left[sh] -= 1
                 if left[sh] == 0:
-                    # the last piece of this shape is in play: park it behind the shapes still available
-                    q -= one
-                    shapes[j] = shapes[q]
-                    shapes[q] = sh
-                j += one
+                    avail &= ~(one << sh)
                 phase = SCAN
             else:
                 phase = BACKUP
@@ -252,18 +256,18 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
             p += one
             k = stk[level, 0]
             kend = stk[level, 1]
-            j = stk[level, 2]
+            todo = stk[level, 2]
             sh = stk[level, 3]
             base = stk[level, 4]
             occ = load(occ_stack, level)
-        # SCAN: the next image of the current list that fits
-        while k < kend and hits(lay, k, occ):
+        # SCAN: the next image of the current list that fits (the sentinel always does)
+        while hits(lay, k, occ):
             k += one
         if k < kend:
             fits[p] += 1
             stk[level, 0] = k + one
             stk[level, 1] = kend
-            stk[level, 2] = j
+            stk[level, 2] = todo
             stk[level, 3] = sh
             stk[level, 4] = base
             occ = merge(lay, k, occ)
@@ -274,15 +278,13 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
         else:
             # the list is exhausted: the piece goes back to the warehouse
             if left[sh] == 0:
-                shapes[q] = shapes[j - one]
-                shapes[j - one] = sh
-                q += one
+                avail |= one << sh
             left[sh] += 1
             phase = NEXT_SHAPE
     state[S_NODES] = nodes
     fstate[F_LEVEL] = level
     fstate[F_PHASE] = phase
-    fstate[F_Q] = q
+    fstate[F_AVAIL] = np.int64(avail)
     return status
 
 
@@ -504,7 +506,6 @@ class FilaRun:
         self.slack = (self.left - need).astype(np.int64)
         self.spare = bool(np.any(self.slack > 0))
         self.n_shapes = len(in_play)
-        self.shapes = np.arange(self.n_shapes, dtype=np.uint64)
 
         options = active_options(n_cells, count, search.size, search.sets, search.set_start, search.node_opt,
                                  cover.opt_ptr, cover.opt_items)
@@ -525,8 +526,23 @@ class FilaRun:
         fam_ordered = plan.ordered[used]
         lp, entry_img, ls_base, vnb, nv = build_lists(img_ptr, img_cells, img_shape, n_local, self.n_shapes,
                                                       fam_rank, fam_ordered, nb_ptr, nb, plan.nof)
-        self.lay = _words(img_lay[entry_img])
-        self.entry_img, self.lp, self.ls_base, self.vnb, self.nv = entry_img, lp.astype(np.uint64), ls_base, vnb, nv
+        # every non-empty list ends with a sentinel image of no cells, which always fits,
+        # so the scan needs no bound check
+        lengths = np.diff(lp)
+        slots = lengths + (lengths > 0)
+        self.lp = np.zeros(len(slots) + 1, dtype=np.uint64)
+        np.cumsum(slots, out=self.lp[1:])
+        slot_of = np.repeat(np.arange(len(lengths)), lengths)
+        where = self.lp[slot_of].astype(np.int64) + np.arange(len(entry_img)) - lp[slot_of]
+        lay = np.zeros((int(self.lp[-1]), n_words), dtype=np.uint64)
+        lay[where] = img_lay[entry_img]
+        self.lay = _words(lay)
+        self.entry_img = np.full(len(lay), -1, dtype=np.int32)
+        self.entry_img[where] = entry_img
+        self.ls_base, self.vnb, self.nv = ls_base, vnb, nv
+        shape_bits = np.uint64(1) << np.arange(self.n_shapes, dtype=np.uint64)
+        filled = np.diff(lp).reshape(-1, self.n_shapes) > 0
+        self.nonempty = np.bitwise_or.reduce(np.where(filled, shape_bits, np.uint64(0)), axis=1).astype(np.uint64)
         self.nbr = _words(neighbour_masks(nb_ptr, nb, n_words))
         full = np.zeros((1, n_words), dtype=np.uint64)
         for w in range(n_words):
@@ -542,7 +558,7 @@ class FilaRun:
         depth = self.p0 + 1
         self.fstate = np.zeros(3, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
-        self.fstate[F_Q] = self.n_shapes
+        self.fstate[F_AVAIL] = np.bitwise_or.reduce(shape_bits).view(np.int64) if self.n_shapes else 0
         self.occ_stack = _words(np.zeros((depth + 1, n_words), dtype=np.uint64))
         self.stk = np.zeros((depth, 5), dtype=np.uint64)
         self.pos_stack = np.zeros(depth, dtype=np.uint64)
@@ -563,7 +579,7 @@ class FilaRun:
         sym = s.cover.symmetry
         return fila_search(
             self.lay, self.entry_img, self.lp, self.ls_base, self.vnb, self.nv, self.nbr, self.full, self.kind, self.fam,
-            self.order_cells, self.shapes, self.left, self.slack, self.fstate, self.occ_stack, self.stk, self.pos_stack, self.cand,
+            self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk, self.pos_stack, self.cand,
             self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
             self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
@@ -602,13 +618,13 @@ def resolve(cover, settings: Settings) -> Settings:
 def check_cover(cover) -> None:
     """FILA needs cells with coordinates and one piece item per option."""
     if cover.puzzle is None:
-        raise UsageError("fila needs a cover built from a puzzle (cell coordinates); this one has none")
+        raise Unsupported("fila needs a cover built from a puzzle (cell coordinates); this one has none")
     ptr, items = cover.opt_ptr, cover.opt_items
     last = items[ptr[1:] - 1]
     cells_before = np.ones(len(items), dtype=bool)
     cells_before[ptr[1:] - 1] = False
     if np.any(last < cover.n_cells) or np.any(items[cells_before] >= cover.n_cells):
-        raise UsageError("fila needs options made of cells and exactly one piece item")
+        raise Unsupported("fila needs options made of cells and exactly one piece item")
 
 
 _compile_seconds: float | None = None
@@ -641,8 +657,7 @@ class FilaEngine:
     supported = frozenset({"order", "goal", "first_item", "fila", "nof", "max_solutions", "node_limit", "time_limit"})
 
     def __init__(self, variant: str = ""):
-        if variant:
-            raise UsageError("fila has no variants; tune it with --fila, --nof and --order")
+        self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}))
 
     def warm_up(self) -> float:
         """Seconds spent compiling (or loading) the kernels in this process."""
@@ -662,12 +677,12 @@ class FilaEngine:
         >>> [p] = bench.load("defs/pentominoes_20x3.txt")
         >>> r = FilaEngine().solve(bench.Cover.from_puzzle(p, redundancy=True))
         >>> r.status.value, r.covers, r.unique, r.total, r.variant
-        ('solved', 2, 2, 8, 'f=11 nof')
+        ('solved', 2, 2, 8, 'f11/of=11/n1')
         """
         check_settings(self, settings, limits)
         check_cover(cover)
         compile_seconds = warm_up()
-        settings = resolve(cover, settings)
+        settings = resolve(cover, apply_tuning(settings, self.tuning))
         search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions)
         exact = settings.goal == 0
         stats = search.stats()
@@ -675,7 +690,7 @@ class FilaEngine:
         stats["fila"] = {k: v for k, v in totals.items() if k != "setup_seconds"}
         return Result(
             engine=self.name,
-            variant=f"{settings.order} {'nof' if settings.nof else 'no-nof'}",
+            variant=f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}",
             status=search.status,
             covers=int(search.state[S_COVERS]),
             unique=int(search.state[S_UNIQUE]) if exact else None,
@@ -694,7 +709,8 @@ def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None):
     plan = make_plan(cover, settings.order, piece_count(cover), settings.fila, settings.nof)
     totals = {"handoffs": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0, "setup_seconds": 0.0}
     search = Search(cover, settings, limits, on_solutions, None,
-                    handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS)
+                    handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS,
+                    handoff_shapes=MAX_SHAPES)
     setup_seconds = time.perf_counter() - t0
     search.status = search.run()
     return search, totals, setup_seconds

@@ -1,0 +1,229 @@
+"""The FILA engine and the DLX -> FILA pipeline: fidelity to the FILA article, counts, heuristics, bitfields."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bench
+from bench import Cover
+from bench.encoders.collect import Unsupported
+from bench.engines import Limits, Settings, Status
+from bench.errors import UsageError
+from bench.expected import expected_for
+from bench.models.filters import apply_one_shot
+from bench.native.dlx import DlxEngine
+from bench.native.fila import FilaEngine, default_order
+from conftest import DATA, DEFS
+
+
+def one(path):
+    [puzzle] = bench.load(path)
+    return puzzle
+
+
+@pytest.fixture(scope="module")
+def p10x6_rv():
+    """10x6 with -r -V: 2032 options, 125 removed by the volume filter (test cases P2 to P5)."""
+    cover, counters = apply_one_shot(Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True), True)
+    assert counters["VOLUME_FILTER_TOTAL"] == 125
+    return cover
+
+
+# FILA article, "Micro FILA Performance Characteristics": the -i output of test case P4
+P4_ATTEMPTS = [301677, 3478035, 5722296, 3665538, 1284992, 386776, 200366, 126819, 28279, 3088, 131, 7]
+P4_FITS = [2339, 302256, 760374, 617667, 272072, 82406, 26950, 17275, 7994, 1744, 131, 7]
+
+
+def test_test_case_p4_fits_no_fits_and_per_level_statistics(p10x6_rv):
+    # ./polycube -i -q -r -V -of=11 -f11 def/pentominoes_10x6.txt
+    r = FilaEngine().solve(p10x6_rv, Settings(order="f=11", fila=11, nof=False))
+    assert (r.status, r.covers, r.unique, r.total) == (Status.SOLVED, 2339, 2339, 9356)
+    assert r.stats["fits"] == 2_091_215
+    assert r.stats["no_fits"] == 13_106_789
+    assert r.stats["attempts_by_remaining"][1:] == P4_ATTEMPTS
+    assert r.stats["fits_by_remaining"][1:] == P4_FITS
+    assert r.stats["fila"]["handoffs"] == 7 and r.stats["fila"]["words"] == 1
+
+
+def test_test_case_p5_nof_removes_no_fits_only(p10x6_rv):
+    # the same with -n: fits unchanged, 4,682,886 no-fits
+    r = FilaEngine().solve(p10x6_rv, Settings(order="f=11", fila=11, nof=True))
+    assert (r.covers, r.unique, r.total) == (2339, 2339, 9356)
+    assert r.stats["fits"] == 2_091_215
+    assert r.stats["no_fits"] == 4_682_886
+    assert r.stats["fits_by_remaining"][1:] == P4_FITS
+
+
+FAST = [
+    (DEFS / "pentominoes_20x3.txt", True),
+    (DEFS / "somacube.txt", True),
+    (DEFS / "dominoes_4x4.txt", None),
+    (DEFS / "dominoes_6x6.txt", None),
+    (DATA / "spare_3x3.txt", None),
+    (DATA / "spare_3x3.txt", True),
+    (DATA / "onesided_tetrominoes_6x4.txt", True),
+    (DATA / "stationary_5x5.txt", None),
+    (DEFS / "pentominoes_8x8_scott.txt", True),
+]
+
+
+def handoff_points(cover):
+    n = int(cover.item_hi[cover.n_cells:].sum())
+    return range(n, 0, -1)
+
+
+@pytest.mark.parametrize("path, redundancy", FAST, ids=lambda v: getattr(v, "name", str(v)))
+def test_counts_equal_dlx_at_every_handoff_point(path, redundancy):
+    puzzle = one(path)
+    cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+    want = DlxEngine().solve(cover)
+    expected = expected_for(puzzle)
+    assert (want.unique, want.total) == (expected.unique, expected.total)
+    for n in handoff_points(cover):
+        for nof in (False, True):
+            r = FilaEngine().solve(cover, Settings(fila=n, nof=nof))
+            assert (r.status, r.covers, r.unique, r.total) == (Status.SOLVED, want.covers, want.unique, want.total), (n, nof)
+
+
+@pytest.mark.parametrize("order", ["f", "e", "s", "x", "y", "X", "Y", "xyz", "l@1,2,0", "a@160", "A@30,4.5,2.5", "R",
+                                   "R@0,0,0", "e=11:f=3", "s=10:x=4", "f=12:e=6:s=2", "x=11:y=5:f=2"])
+def test_every_heuristic_counts_the_same_with_and_without_nof(order):
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"), redundancy=True)
+    results = [FilaEngine().solve(cover, Settings(order=order, fila=12, nof=nof)) for nof in (False, True)]
+    for r in results:
+        assert (r.covers, r.unique, r.total) == (2, 2, 8)
+    off, on = results
+    # NOF prunes images that cannot fit; it never changes the tree
+    assert on.stats["fits_by_remaining"] == off.stats["fits_by_remaining"]
+    assert on.stats["no_fits"] < off.stats["no_fits"]
+
+
+@pytest.mark.parametrize("order", ["e", "s", "f", "z=6:f=3", "R=6:e=3"])
+def test_heuristics_in_three_dimensions(order):
+    cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy=True)
+    r = FilaEngine().solve(cover, Settings(order=order, fila=7))
+    assert (r.covers, r.unique, r.total) == (480, 480, 11520)
+
+
+def test_two_word_bitfield_matches_one_word():
+    # one-sided 30x3: 90 open cells, so a hand-off before the first piece needs two words
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_1s_30x3.txt"), redundancy=True)
+    wide = FilaEngine().solve(cover, Settings(order="f", fila=18))
+    narrow = FilaEngine().solve(cover, Settings(order="s=18:f=6", fila=6))
+    assert wide.stats["fila"]["words"] == 2 and wide.stats["fila"]["max_cells"] == 90
+    assert narrow.stats["fila"]["words"] == 1 and narrow.stats["fila"]["max_cells"] <= 64
+    for r in (wide, narrow):
+        assert (r.covers, r.unique, r.total) == (46, 46, 184)
+    e = FilaEngine().solve(cover, Settings(order="e", fila=18))
+    assert e.stats["fila"]["words"] == 2 and (e.covers, e.unique, e.total) == (46, 46, 184)
+
+
+def test_no_handoff_while_more_than_128_cells_are_open():
+    # 66 dominoes in 132 cells: DLX places pieces until 128 cells are open
+    text = "D:xDim=66:yDim=2:zDim=1\n" + "".join(f"C:name=d{k}:layout=0 0 0, 1 0 0\n" for k in range(66)) + "~D\n"
+    from bench.models.definition import parse_text
+    from bench.models.puzzle import Puzzle
+
+    cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]))
+    r = FilaEngine().solve(cover, Settings(fila=66), Limits(max_solutions=3, keep_solutions=3))
+    assert r.status == Status.LIMIT and r.covers == 3
+    assert r.stats["fila"]["max_cells"] == 128 and r.stats["fila"]["words"] == 2
+    assert all(cover.verify_solution(s) for s in r.solutions)
+
+
+def test_solutions_streamed_from_fila_are_exact_covers_with_their_orbit_shares():
+    cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy=True)
+    seen = []
+    r = FilaEngine().solve(cover, Settings(fila=6), on_solutions=lambda batch, weights: seen.extend(zip(batch, weights)))
+    assert len(seen) == r.covers == 480
+    assert all(cover.verify_solution(s) for s, _ in seen)
+    assert len({tuple(sorted(s)) for s, _ in seen}) == 480
+    assert sum(w for _, w in seen) == r.total == 11520
+
+
+def test_goal_below_the_handoff_reports_every_partial_assembly():
+    # each fit with 9 pieces left makes one partial assembly with 8 left
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"), redundancy=True)
+    full = FilaEngine().solve(cover, Settings(order="f", fila=11))
+    r = FilaEngine().solve(cover, Settings(order="f", goal=8, fila=11), Limits(keep_solutions=10_000))
+    assert r.covers == full.stats["fits_by_remaining"][9] == len(r.solutions) > 0
+    assert r.unique is None and r.total is None
+    for partial in r.solutions:
+        assert len(partial) == 4
+        counts = np.bincount(np.concatenate([cover.option(o) for o in partial]), minlength=cover.n_items)
+        assert counts.max() == 1
+
+
+def test_limits_stop_inside_fila_with_partial_counts():
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"))
+    r = FilaEngine().solve(cover, Settings(fila=11), Limits(node_limit=20_000))
+    assert r.status == Status.LIMIT and r.stats["nodes"] == 20_000 and r.covers < 9356
+    r = FilaEngine().solve(cover, Settings(fila=11), Limits(max_solutions=5, keep_solutions=5))
+    assert r.status == Status.LIMIT and r.covers == 5 and all(cover.verify_solution(s) for s in r.solutions)
+
+
+def test_default_configuration_follows_the_article_tables():
+    rect = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"))
+    cube = Cover.from_puzzle(one(DEFS / "tetriscube.txt"))
+    assert default_order(rect, 11) == "f=11"
+    assert default_order(cube, 11) == "e=11:f=3"
+    r = FilaEngine().solve(Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"), redundancy=True))
+    assert r.variant == "f11/of=11/n1"
+
+
+def test_refusals():
+    with pytest.raises(Unsupported, match="built from a puzzle"):
+        FilaEngine().solve(Cover.from_options([[0, 1], [1]], [1, 1]))
+    cover = Cover.from_puzzle(one(DEFS / "dominoes_4x4.txt"))
+    with pytest.raises(UsageError, match="does not implement: trace"):
+        FilaEngine().solve(cover, Settings(trace=2))
+    with pytest.raises(UsageError, match="--fila must be between 1 and the number of pieces"):
+        FilaEngine().solve(cover, Settings(fila=9))
+    with pytest.raises(UsageError, match="does not implement: fila"):
+        DlxEngine().solve(cover, Settings(fila=3))
+
+
+@pytest.mark.slow
+def test_tetris_cube_test_case_tc4_fits():
+    # ./polycube -i -q -rL -f11 -oe=11:f=3 -n def/tetriscube.txt: 80,346,268 fits, 9839 solutions
+    cover = Cover.from_puzzle(one(DEFS / "tetriscube.txt"), redundancy="L")
+    r = FilaEngine().solve(cover, Settings(order="e=11:f=3", fila=11, nof=True))
+    assert (r.covers, r.unique, r.total) == (9839, 9839, 236136)
+    assert r.stats["fits"] == 80_346_268
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", range(12, 0, -1))
+def test_10x6_at_every_handoff_point(n):
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True)
+    r = FilaEngine().solve(cover, Settings(fila=n))
+    assert (r.covers, r.unique, r.total) == (2339, 2339, 9356)
+
+
+@pytest.mark.slow
+def test_one_sided_30x3_and_10x6_without_redundancy():
+    r = FilaEngine().solve(Cover.from_puzzle(one(DEFS / "pentominoes_1s_30x3.txt")))
+    assert (r.covers, r.unique, r.total) == (184, 46, 184)
+    r = FilaEngine().solve(Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt")))
+    assert (r.covers, r.unique, r.total) == (9356, 2339, 9356)
+
+
+def test_bitfield_vocabulary_in_python_and_numba_agree():
+    from numba import njit
+
+    from bench.native import bitfield as bf
+
+    @njit
+    def ops(a, occ, full):
+        h = bf.holes(occ, full)
+        return bf.hits(a, 0, occ), bf.lowest(h), bf.test(occ, 3), bf.count_and(a, 1, h), bf.is_empty(h)
+
+    one_word = np.array([8, 48 + (1 << 63)], dtype=np.uint64)
+    occ, full = np.uint64(9), np.uint64((1 << 64) - 1)
+    assert ops(one_word, occ, full) == (True, 1, True, 3, False)
+    assert (bf.hits(one_word, 0, 9), bf.lowest(bf.holes(9, (1 << 64) - 1)), bf.test(9, 3)) == (True, 1, True)
+    two = np.array([[8, 0], [0, 3]], dtype=np.uint64)
+    occ2, full2 = (np.uint64((1 << 64) - 1), np.uint64(1)), (np.uint64((1 << 64) - 1), np.uint64(3))
+    assert ops(two, occ2, full2) == (True, 65, True, 1, False)
+    assert bf.lowest(bf.holes((2 ** 64 - 1, 1), (2 ** 64 - 1, 3))) == 65
