@@ -18,7 +18,7 @@ from tabulate import tabulate
 from bench.errors import BenchError
 
 FINISHED = ("solved", "limit")
-STAT_KEYS = ("nodes", "fits", "branches", "conflicts", "decisions", "clauses")
+STAT_KEYS = ("nodes", "fits", "no_fits", "branches", "conflicts", "decisions", "clauses")
 
 
 def _seconds(x) -> str:
@@ -28,7 +28,7 @@ def _seconds(x) -> str:
 
 
 def _stats_text(stats: dict) -> str:
-    return " ".join(f"{k}={stats[k]:,}" for k in STAT_KEYS if isinstance(stats.get(k), int))[:60]
+    return " ".join(f"{k}={stats[k]:,}" for k in STAT_KEYS if isinstance(stats.get(k), int))[:90]
 
 
 def summarize(document: dict) -> list[dict]:

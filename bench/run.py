@@ -32,7 +32,7 @@ from bench.models.diagnose import unsolvable_reasons
 from bench.models.filters import add_filter_arguments, apply_one_shot
 from bench.report import render_run
 
-DEFAULT_ENGINES = "dlx,cpsat,sat,ganak"
+DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
 
 
 def _redundancy(value: str):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import bench
 from bench import Cover
@@ -227,3 +229,54 @@ def test_bitfield_vocabulary_in_python_and_numba_agree():
     occ2, full2 = (np.uint64((1 << 64) - 1), np.uint64(1)), (np.uint64((1 << 64) - 1), np.uint64(3))
     assert ops(two, occ2, full2) == (True, 65, True, 1, False)
     assert bf.lowest(bf.holes((2 ** 64 - 1, 1), (2 ** 64 - 1, 3))) == 65
+
+
+@st.composite
+def tiled_puzzles(draw):
+    """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction."""
+    X, Y, Z = draw(st.integers(3, 6)), draw(st.integers(2, 5)), draw(st.sampled_from([1, 1, 2]))
+    cells = [(x, y, z) for x in range(X) for y in range(Y) for z in range(Z)]
+    holes = set(draw(st.lists(st.sampled_from(cells), max_size=3)))
+    free = [c for c in cells if c not in holes]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    owner: dict = {}
+    pieces = []
+    for start in free:
+        if start in owner:
+            continue
+        piece = [start]
+        owner[start] = len(pieces)
+        target = int(rng.integers(1, 6))
+        while len(piece) < target:
+            x, y, z = piece[int(rng.integers(len(piece)))]
+            options = [(x + dx, y + dy, z + dz) for dx, dy, dz in
+                       ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))]
+            options = [c for c in options if c in set(free) and c not in owner]
+            if not options:
+                break
+            nxt = options[int(rng.integers(len(options)))]
+            owner[nxt] = len(pieces)
+            piece.append(nxt)
+        pieces.append(piece)
+    lines = [f"D:xDim={X}:yDim={Y}:zDim={Z}"]
+    for k, piece in enumerate(pieces):
+        lines.append(f"C:name=p{k}:layout=" + ", ".join(f"{x} {y} {z}" for x, y, z in piece))
+    if holes:
+        lines.append("C:name=hole:type=S:layout=" + ", ".join(f"{x} {y} {z}" for x, y, z in sorted(holes)))
+    lines.append("~D")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiled_puzzles(), st.sampled_from(["f", "e", "s", "x", "R", "e=6:f=2", "s=5:y=3"]), st.booleans(),
+       st.integers(0, 40), st.booleans())
+def test_random_tilings_fila_agrees_with_dlx(text, order, nof, handoff, redundancy):
+    from bench.models.definition import parse_text
+    from bench.models.puzzle import Puzzle
+
+    cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]), redundancy=redundancy or None)
+    n = int(cover.item_hi[cover.n_cells:].sum())
+    want = DlxEngine().solve(cover)
+    r = FilaEngine().solve(cover, Settings(order=order, nof=nof, fila=1 + handoff % n))
+    assert want.covers >= 1
+    assert (r.covers, r.unique, r.total) == (want.covers, want.unique, want.total)

@@ -119,7 +119,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     def tightest(kd, f, occ, h):
         # e and s: the hole with fewest fits (among those with fewest open
         # neighbours for e), fits counted only up to the best so far
-        n_cand = 0
+        n_cand = zero
         hh = h
         if kd == ESTIMATE:
             least = 1 << 30
@@ -129,38 +129,45 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                 n = count_and(nbr, c, h)
                 if n < least:
                     least = n
-                    n_cand = 0
+                    n_cand = zero
                 if n == least:
                     cand[n_cand] = c
-                    n_cand += 1
+                    n_cand += one
         else:
             while not is_empty(hh):
                 cand[n_cand] = lowest(hh)
                 hh = drop_lowest(hh)
-                n_cand += 1
-        best = cand[0]
+                n_cand += one
+        best = zero
         best_fits = 1 << 30
-        for t in range(n_cand):
-            c = cand[t]
-            z = 0
-            for k in range(nv[f, c]):
-                if test(occ, vnb[f, c, k]):
-                    z |= 1 << k
-            ls = np.uint64(ls_base[f, c] + z)
+        t = zero
+        while t < n_cand:
+            c = np.uint64(cand[t])
+            t += one
+            z = zero
+            i = zero
+            nvc = np.uint64(nv[f, c])
+            while i < nvc:
+                if test(occ, vnb[f, c, i]):
+                    z |= one << i
+                i += one
+            ls = np.uint64(ls_base[f, c]) + z
             base = ls * n_shapes
             todo = nonempty[ls] & avail
             n = 0
             while todo != zero:
                 s = np.uint64(lowest(todo))
                 todo &= todo - one
-                for e in range(lp[base + s], lp[base + s + one] - one):
-                    if not hits(lay, e, occ):
-                        n += 1
+                e = lp[base + s]
+                stop = lp[base + s + one] - one
+                while e < stop:
+                    n += not hits(lay, e, occ)
+                    e += one
                 if n >= best_fits:
                     break
             if n < best_fits:
                 best_fits = n
-                best = c
+                best = ls
                 if n == 0:
                     break
         return best
@@ -222,16 +229,19 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                     pos_stack[level] = m
                     c = np.uint64(order_cells[f, m])
                 else:
-                    c = np.uint64(tightest(kd, f, occ, h))
-                # the list set for the occupancy of c's variable neighbours (NOF)
-                z = zero
-                t = zero
-                nvc = np.uint64(nv[f, c])
-                while t < nvc:
-                    if test(occ, vnb[f, c, t]):
-                        z |= one << t
-                    t += one
-                ls = np.uint64(ls_base[f, c]) + z
+                    c = zero
+                if kd == FIRST or kd == ORDER:
+                    # the list set for the occupancy of c's variable neighbours (NOF)
+                    z = zero
+                    t = zero
+                    nvc = np.uint64(nv[f, c])
+                    while t < nvc:
+                        if test(occ, vnb[f, c, t]):
+                            z |= one << t
+                        t += one
+                    ls = np.uint64(ls_base[f, c]) + z
+                else:
+                    ls = tightest(kd, f, occ, h)
                 base = ls * n_shapes
                 todo = nonempty[ls] & avail
                 phase = NEXT_SHAPE
