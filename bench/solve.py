@@ -21,6 +21,7 @@ from bench.inputs import load_puzzles
 from bench.models.cover import Cover
 from bench.models.filters import add_filter_arguments, apply_one_shot
 from bench.models.symmetry import REDUNDANCY_METHODS
+from bench.models.tuning import cheapest_redundancy
 from bench.native import fila
 from bench.output import layout_lines, parse_format, render
 
@@ -151,11 +152,10 @@ def run(args) -> int:
     """Solve every puzzle of ``args.files``; returns the exit status."""
     form, piece_form = parse_format(args.output)
     engine = get_engine(engine_name(args))
+    # an untuned FILA run makes the choices of the FILA article's best rows: the
+    # redundancy filter on the piece that leaves least work, the volume filter in
+    # 2-D, and the engine's defaults (see bench.native.fila.resolve)
     auto = auto_tuned(args, engine)
-    if auto:
-        # FILA's own choice, the best rows of the FILA article's tables: redundancy
-        # filter, volume filter in 2-D, and the engine's defaults (see bench.native.fila.resolve)
-        args.redundancy = "#"
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
@@ -166,7 +166,11 @@ def run(args) -> int:
         for puzzle, parse_seconds in load_puzzles(path, errors):
             try:
                 start = time.perf_counter()
-                cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy), method=args.redundancy_method)
+                redundancy = _redundancy(args.redundancy)
+                if auto:
+                    choice = cheapest_redundancy(puzzle, args.redundancy_method)
+                    redundancy = choice.piece if choice else None
+                cover = Cover.from_puzzle(puzzle, redundancy=redundancy, method=args.redundancy_method)
                 encode_seconds = time.perf_counter() - start
                 start = time.perf_counter()
                 volume = args.volume_filter or (auto and puzzle.planar)
@@ -183,6 +187,7 @@ def run(args) -> int:
                 continue
             config = configuration(args, settings, engine.name, auto)
             config["volumeFilter"] = int(bool(volume))
+            config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else args.redundancy or "."
             facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
                                                  **({"filter": filter_seconds} if filter_counters else {})})
             facts.update(filter_counters)

@@ -120,3 +120,26 @@ def test_ctrl_c_stops_with_partial_counts_and_status_130():
     assert proc.returncode == 130
     assert "STATUS=interrupted" in out and "NODES=" in out
     assert "partial" in err and "Traceback" not in err
+
+
+def test_untuned_fila_picks_its_configuration_and_says_so(capsys):
+    status, out, _ = run(capsys, "-e", "fila", "-i", "-q", str(DEFS / "pentominoes_20x3.txt"))
+    info = keyvalues(out)
+    assert status == 0 and info["autoTuned"] == "1"
+    assert (info["fila"], info["nof"], info["orderingHeuristicConfig"]) == ("11", "1", "f=11")
+    assert (info["redundancyFilter"], info["volumeFilter"]) == ("Z", "1")
+    assert (info["UNIQUE"], info["TOTAL"]) == ("2", "8")
+    assert int(info["NO_FITS_TOTAL"]) == int(info["ATTEMPTS_TOTAL"]) - int(info["FITS_TOTAL"])
+    assert info["FILA_HANDOFFS"] == info["FITS[12]"] and info["REDUNDANCY_FILTER"] == "Z"
+
+
+def test_a_fila_flag_selects_fila_and_turns_auto_tuning_off(capsys):
+    status, out, _ = run(capsys, "-i", "-q", "-f", "12", "-o", "e", "--no-nof", str(DEFS / "pentominoes_20x3.txt"))
+    info = keyvalues(out)
+    assert status == 0 and (info["engine"], info["autoTuned"], info["nof"]) == ("fila", "0", "0")
+    assert (info["redundancyFilter"], info["SOLUTIONS"], info["UNIQUE"]) == (".", "8", "2")
+
+
+def test_dlx_refuses_fila_options(capsys):
+    status, _, err = run(capsys, "-e", "dlx", "-f", "3", str(DEFS / "dominoes_4x4.txt"))
+    assert status == 2 and "does not implement: fila" in err
