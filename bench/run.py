@@ -14,7 +14,6 @@ The exit status is 1 when any count disagrees or an engine failed.
 
 from __future__ import annotations
 
-import argparse
 import faulthandler
 import multiprocessing
 import sys

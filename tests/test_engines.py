@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import bench
 from bench import Cover
-from bench.engines import Limits, Settings, Status
+from bench.engines import Limits, Status
 from bench.expected import expected_for
 from bench.encoders.collect import Unsupported, counts_from_covers
 from bench.encoders.sat import ENCODINGS

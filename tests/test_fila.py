@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import bench
@@ -203,6 +203,18 @@ def test_10x6_at_every_handoff_point(n):
     assert (r.covers, r.unique, r.total) == (2339, 2339, 9356)
 
 
+SWEEPS = [("pentominoes_1s_30x3.txt", True, (46, 46, 184)), ("tetriscube.txt", "L", (9839, 9839, 236136))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, redundancy, counts, n", [(*case, n) for case in SWEEPS for n in range(1, 19)
+                                                         if n <= (18 if case[0].startswith("pent") else 12)])
+def test_slow_puzzles_at_every_handoff_point(name, redundancy, counts, n):
+    cover = Cover.from_puzzle(one(DEFS / name), redundancy=redundancy)
+    r = FilaEngine().solve(cover, Settings(fila=n))
+    assert (r.covers, r.unique, r.total) == counts
+
+
 @pytest.mark.slow
 def test_one_sided_30x3_and_10x6_without_redundancy():
     r = FilaEngine().solve(Cover.from_puzzle(one(DEFS / "pentominoes_1s_30x3.txt")))
@@ -234,7 +246,7 @@ def test_bitfield_vocabulary_in_python_and_numba_agree():
 @st.composite
 def tiled_puzzles(draw):
     """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction."""
-    X, Y, Z = draw(st.integers(3, 6)), draw(st.integers(2, 5)), draw(st.sampled_from([1, 1, 2]))
+    X, Y, Z = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
     cells = [(x, y, z) for x in range(X) for y in range(Y) for z in range(Z)]
     holes = set(draw(st.lists(st.sampled_from(cells), max_size=3)))
     free = [c for c in cells if c not in holes]
@@ -246,7 +258,7 @@ def tiled_puzzles(draw):
             continue
         piece = [start]
         owner[start] = len(pieces)
-        target = int(rng.integers(1, 6))
+        target = int(rng.integers(3, 6))
         while len(piece) < target:
             x, y, z = piece[int(rng.integers(len(piece)))]
             options = [(x + dx, y + dy, z + dz) for dx, dy, dz in
@@ -276,7 +288,8 @@ def test_random_tilings_fila_agrees_with_dlx(text, order, nof, handoff, redundan
 
     cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]), redundancy=redundancy or None)
     n = int(cover.item_hi[cover.n_cells:].sum())
-    want = DlxEngine().solve(cover)
+    want = DlxEngine().solve(cover, limits=Limits(node_limit=200_000))
+    assume(want.status == Status.SOLVED)
     r = FilaEngine().solve(cover, Settings(order=order, nof=nof, fila=1 + handoff % n))
     assert want.covers >= 1
     assert (r.covers, r.unique, r.total) == (want.covers, want.unique, want.total)

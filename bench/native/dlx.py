@@ -49,7 +49,6 @@ import time
 import numpy as np
 from numba import njit
 
-from bench.errors import UsageError
 from bench.engines import Limits, Result, Settings, Status, apply_tuning, check_settings, parse_tuning
 from bench.models.symmetry import classify_cover
 from bench.native.heuristics import FIXED_ORDER, compile_order
@@ -61,6 +60,38 @@ FORWARD, TRY, MULTI, BACKUP = 0, 1, 2, 3
 # slots of the int64 state array
 S_LEVEL, S_PHASE, S_NODES, S_UPDATES, S_COVERS, S_UNIQUE, S_TOTAL, S_STORED, S_TRACE_KIND, S_DEAD = range(10)
 N_STATE = 10
+
+
+# -- counting a cover -------------------------------------------------------------------
+
+
+@njit(cache=True)
+def record_cover(chosen, n, complete, state, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid,
+                 sol_buf, sol_len, sol_weight):
+    """Count the cover ``chosen[:n]`` in ``state`` and buffer it while the buffer has room.
+
+    A ``complete`` cover is classified (:func:`classify_cover`): it adds to
+    unique and total when canonical, and is buffered with its orbit share
+    as weight (0 when not canonical).  Both native kernels call this at each
+    cover they find, which is rare next to the nodes they visit.
+    """
+    state[S_COVERS] += 1
+    weight = 1
+    if complete:
+        stab = classify_cover(chosen, n, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid)
+        if stab > 0:
+            weight = opt_map.shape[0] // stab
+            state[S_UNIQUE] += 1
+            state[S_TOTAL] += weight
+        else:
+            weight = 0
+    stored = state[S_STORED]
+    if stored < sol_buf.shape[0]:
+        for k in range(n):
+            sol_buf[stored, k] = chosen[k]
+        sol_len[stored] = n
+        sol_weight[stored] = weight
+        state[S_STORED] = stored + 1
 
 
 # -- the kernel -------------------------------------------------------------------------
@@ -263,23 +294,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             remaining = n_pieces - level
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
-                state[S_COVERS] += 1
-                weight = 1
-                if classify and done:
-                    stab = classify_cover(chosen, level, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid)
-                    if stab > 0:
-                        weight = opt_map.shape[0] // stab
-                        state[S_UNIQUE] += 1
-                        state[S_TOTAL] += weight
-                    else:
-                        weight = 0
-                stored = state[S_STORED]
-                if stored < capacity:
-                    for k in range(level):
-                        sol_buf[stored, k] = chosen[k]
-                    sol_len[stored] = level
-                    sol_weight[stored] = weight
-                    state[S_STORED] = stored + 1
+                record_cover(chosen, level, classify and done, state, opt_ptr, opt_items, n_cells, cell_inv, opt_map,
+                             opt_gmask, grid, sol_buf, sol_len, sol_weight)
                 phase = BACKUP
                 if max_solutions > 0 and state[S_COVERS] >= max_solutions:
                     status = FULL_STOP

@@ -49,11 +49,10 @@ from bench.encoders.collect import Unsupported
 from bench.engines import Limits, Result, Settings, apply_tuning, check_settings, parse_tuning
 from bench.errors import UsageError
 from bench.models.filters import cell_neighbours
-from bench.models.symmetry import classify_cover
 from bench.native import dlx
 from bench.native.bitfield import count_and, drop_lowest, hits, holes, is_empty, load, lowest, merge, store, test
 from bench.native.dlx import (BUFFER_FULL, DONE, FULL_STOP, PAUSED, S_COVERS, S_NODES, S_STORED, S_TOTAL, S_UNIQUE,
-                              Search, piece_count)
+                              Search, piece_count, record_cover)
 from bench.native.heuristics import schedule
 
 # selection kinds per number of remaining pieces
@@ -186,29 +185,13 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
             phase = BACKUP
             if done or p == goal_p:
                 if not (done and spare and shortfall()):
-                    state[S_COVERS] += 1
                     depth = np.int64(level)
-                    n = n_prefix + depth
                     for t in range(n_prefix):
                         chosen[t] = prefix[t]
                     for t in range(depth):
                         chosen[n_prefix + t] = img_opt[entry_img[stk[t, 0] - one]]
-                    weight = 1
-                    if classify and done:
-                        stab = classify_cover(chosen, n, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid)
-                        if stab > 0:
-                            weight = opt_map.shape[0] // stab
-                            state[S_UNIQUE] += 1
-                            state[S_TOTAL] += weight
-                        else:
-                            weight = 0
-                    stored = state[S_STORED]
-                    if stored < capacity:
-                        for t in range(n):
-                            sol_buf[stored, t] = chosen[t]
-                        sol_len[stored] = n
-                        sol_weight[stored] = weight
-                        state[S_STORED] = stored + 1
+                    record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items, n_cells,
+                                 cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight)
                     if max_solutions > 0 and state[S_COVERS] >= max_solutions:
                         status = FULL_STOP
                         break
@@ -349,18 +332,22 @@ def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
 
 
 @njit(cache=True)
-def build_lists(img_ptr, img_cells, img_shape, n_local, n_shapes, fam_rank, fam_ordered, nb_ptr, nb, nof):
+def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_rank, fam_ordered, nb_ptr, nb, nof):
     """The image list sets of every family (an unordered one, one per fixed order).
 
-    Returns ``lp, entry_img, ls_base, vnb, nv``: list ``(ls, s)`` holds
-    images ``entry_img[lp[ls * n_shapes + s] : lp[ls * n_shapes + s + 1]]``;
-    cell c of family f owns list sets ``ls_base[f, c] + z`` for
+    Returns ``lp, lay, entry_img, nonempty, ls_base, vnb, nv``: list
+    ``(ls, s)`` holds the images ``entry_img[lp[k] : lp[k + 1] - 1]`` with
+    ``k = ls * n_shapes + s``, their layout words in ``lay``, and ends with
+    a sentinel of no cells, which always fits, so the kernel's scan needs no
+    bound check; bit s of ``nonempty[ls]`` says list ``(ls, s)`` has images.
+    Cell c of family f owns list sets ``ls_base[f, c] + z`` for
     ``z < 2 ** nv[f, c]``, bit k of z meaning neighbour ``vnb[f, c, k]`` is
     filled.  In an ordered family an image sits only at its earliest cell
     (POF) and only later neighbours are variable.
     """
     n_fam = fam_rank.shape[0]
     n_img = img_shape.shape[0]
+    n_words = img_lay.shape[1]
     vnb = np.full((n_fam, n_local, 6), -1, dtype=np.int32)
     nv = np.zeros((n_fam, n_local), dtype=np.int32)
     ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
@@ -377,10 +364,13 @@ def build_lists(img_ptr, img_cells, img_shape, n_local, n_shapes, fam_rank, fam_
             nv[f, c] = k
             ls_base[f, c] = n_ls
             n_ls += 1 << k
-    lp = np.zeros(n_ls * n_shapes + 1, dtype=np.int64)
+    n_slots = n_ls * n_shapes
+    lp = np.zeros(n_slots + 1, dtype=np.uint64)
+    fill = np.zeros(n_slots, dtype=np.int64)
     stamp = np.full(n_local, -1, dtype=np.int64)
+    lay = np.zeros((0, img_lay.shape[1]), dtype=np.uint64)
     entry_img = np.empty(0, dtype=np.int32)
-    for fill in range(2):
+    for writing in range(2):
         for f in range(n_fam):
             for i in range(n_img):
                 first = img_ptr[i]
@@ -400,24 +390,26 @@ def build_lists(img_ptr, img_cells, img_shape, n_local, n_shapes, fam_rank, fam_
                     z = free
                     while True:
                         slot = (ls_base[f, c] + z) * n_shapes + img_shape[i]
-                        if fill == 0:
-                            lp[slot + 1] += 1
-                        else:
-                            entry_img[lp[slot]] = i
-                            lp[slot] += 1
+                        if writing:
+                            e = lp[slot] + fill[slot]
+                            entry_img[e] = i
+                            for w in range(n_words):
+                                lay[e, w] = img_lay[i, w]
+                        fill[slot] += 1
                         if z == 0:
                             break
                         z = (z - 1) & free
-        if fill == 0:
-            for t in range(1, lp.shape[0]):
-                lp[t] += lp[t - 1]
-            entry_img = np.empty(lp[-1], dtype=np.int32)
-        else:
-            # filling advanced each start to the next list's start: shift back
-            for t in range(lp.shape[0] - 1, 0, -1):
-                lp[t] = lp[t - 1]
-            lp[0] = 0
-    return lp, entry_img, ls_base, vnb, nv
+        if not writing:
+            for slot in range(n_slots):
+                lp[slot + 1] = lp[slot] + fill[slot] + (1 if fill[slot] > 0 else 0)
+                fill[slot] = 0
+            lay = np.zeros((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
+            entry_img = np.full(lp[n_slots], -1, dtype=np.int32)
+    nonempty = np.zeros(n_ls, dtype=np.uint64)
+    for slot in range(n_slots):
+        if fill[slot] > 0:
+            nonempty[slot // n_shapes] |= np.uint64(1) << np.uint64(slot % n_shapes)
+    return lp, lay, entry_img, nonempty, ls_base, vnb, nv
 
 
 @njit(cache=True)
@@ -432,9 +424,82 @@ def neighbour_masks(nb_ptr, nb, n_words):
     return out
 
 
+@njit(cache=True)
+def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
+            rank_g, ordered, nof):
+    """Everything FILA needs for the branch a DLX state describes, in one compiled pass.
+
+    The open cells, in cell priority order, become bits ``0 .. n_local - 1``;
+    shapes with pieces left become shapes ``0 .. n_shapes - 1`` with their
+    piece counts (``left``) and how many may stay unused (``slack``); the
+    options still in play become the images.  Returns a tuple: ``n_local,
+    n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base,
+    vnb, nv, nbr, full, order_cells`` (see :func:`build_lists`).
+    """
+    n_items = count.shape[0]
+    local_of = np.full(n_items, -1, dtype=np.int32)
+    n_local = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            local_of[t] = n_local
+            n_local += 1
+    open_cells = np.empty(n_local, dtype=np.int64)
+    for t in range(n_cells):
+        if local_of[t] >= 0:
+            open_cells[local_of[t]] = t
+    n_words = 1 if n_local <= 64 else 2
+    shape_of = np.full(n_items, -1, dtype=np.int32)
+    n_shapes = 0
+    for t in range(n_cells, n_items):
+        if hi[t] > count[t]:
+            shape_of[t] = n_shapes
+            n_shapes += 1
+    left = np.zeros(n_shapes, dtype=np.int64)
+    slack = np.zeros(n_shapes, dtype=np.int64)
+    for t in range(n_cells, n_items):
+        s = shape_of[t]
+        if s >= 0:
+            left[s] = hi[t] - count[t]
+            slack[s] = left[s] - max(lo[t] - count[t], 0)
+    options = active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items)
+    img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
+    nb_ptr = np.zeros(n_local + 1, dtype=np.int32)
+    for c in range(n_local):
+        g = open_cells[c]
+        n = 0
+        for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+            if local_of[nb_g[u]] >= 0:
+                n += 1
+        nb_ptr[c + 1] = nb_ptr[c] + n
+    nb = np.empty(nb_ptr[n_local], dtype=np.int32)
+    for c in range(n_local):
+        g = open_cells[c]
+        m = nb_ptr[c]
+        for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+            d = local_of[nb_g[u]]
+            if d >= 0:
+                nb[m] = d
+                m += 1
+    n_fam = rank_g.shape[0]
+    fam_rank = np.empty((n_fam, n_local), dtype=np.int32)
+    order_cells = np.empty((n_fam, n_local), dtype=np.int32)
+    for f in range(n_fam):
+        for c in range(n_local):
+            fam_rank[f, c] = rank_g[f, open_cells[c]]
+        order_cells[f] = np.argsort(fam_rank[f], kind="mergesort").astype(np.int32)
+    lp, lay, entry_img, nonempty, ls_base, vnb, nv = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
+                                                                 n_shapes, fam_rank, ordered, nb_ptr, nb, nof)
+    nbr = neighbour_masks(nb_ptr, nb, n_words)
+    full = np.zeros((1, n_words), dtype=np.uint64)
+    for c in range(n_local):
+        full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return (n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vnb, nv, nbr, full,
+            order_cells)
+
+
 def _words(a: np.ndarray) -> np.ndarray:
-    """A ``(n, W)`` word array as the kernel wants it: 1-D for one word."""
-    return np.ascontiguousarray(a[:, 0]) if a.shape[1] == 1 else np.ascontiguousarray(a)
+    """A C-ordered ``(n, W)`` word array as the kernel wants it: 1-D for one word."""
+    return a.reshape(-1) if a.shape[1] == 1 else a
 
 
 # -- the plan of one solve ---------------------------------------------------------------------
@@ -498,87 +563,35 @@ class FilaRun:
         self.search = search
         level = int(search.state[dlx.S_LEVEL])
         self.p0 = search.n_pieces - level
-        n_cells = cover.n_cells
-        count = search.count
-        open_cells = np.flatnonzero(count[:n_cells] == 0)
-        n_local = len(open_cells)
-        n_words = 1 if n_local <= 64 else 2
-        local_of = np.full(cover.n_items, -1, dtype=np.int32)
-        local_of[open_cells] = np.arange(n_local, dtype=np.int32)
-        # shapes with pieces left: how many, and how many may stay unused
-        shape_items = np.arange(n_cells, cover.n_items)
-        left_max = search.hi[n_cells:] - count[n_cells:]
-        in_play = np.flatnonzero(left_max > 0)
-        shape_of = np.full(cover.n_items, -1, dtype=np.int32)
-        shape_of[shape_items[in_play]] = np.arange(len(in_play), dtype=np.int32)
-        self.left = left_max[in_play].astype(np.int64)
-        need = np.maximum(search.lo[n_cells:] - count[n_cells:], 0)[in_play]
-        self.slack = (self.left - need).astype(np.int64)
-        self.spare = bool(np.any(self.slack > 0))
-        self.n_shapes = len(in_play)
-
-        options = active_options(n_cells, count, search.size, search.sets, search.set_start, search.node_opt,
-                                 cover.opt_ptr, cover.opt_items)
-        img_ptr, img_cells, img_shape, img_lay = sub_images(options, cover.opt_ptr, cover.opt_items, local_of,
-                                                            shape_of, n_words)
-        # local adjacency of the open cells
-        rows = np.repeat(np.arange(n_cells, dtype=np.int32), np.diff(plan.nb_ptr))
-        keep = (local_of[rows] >= 0) & (local_of[plan.nb] >= 0)
-        src, dst = local_of[rows[keep]], local_of[plan.nb[keep]]
-        nb_ptr = np.zeros(n_local + 1, dtype=np.int32)
-        np.cumsum(np.bincount(src, minlength=n_local), out=nb_ptr[1:])
-        nb = np.ascontiguousarray(dst[np.argsort(src, kind="stable")], dtype=np.int32)
-        # only the families used from here on
+        # only the list families used from here on
         used = np.unique(plan.fam[1 : self.p0 + 1])
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
-        fam_rank = np.ascontiguousarray(plan.rank[used][:, open_cells])
-        fam_ordered = plan.ordered[used]
-        lp, entry_img, ls_base, vnb, nv = build_lists(img_ptr, img_cells, img_shape, n_local, self.n_shapes,
-                                                      fam_rank, fam_ordered, nb_ptr, nb, plan.nof)
-        # every non-empty list ends with a sentinel image of no cells, which always fits,
-        # so the scan needs no bound check
-        lengths = np.diff(lp)
-        slots = lengths + (lengths > 0)
-        self.lp = np.zeros(len(slots) + 1, dtype=np.uint64)
-        np.cumsum(slots, out=self.lp[1:])
-        slot_of = np.repeat(np.arange(len(lengths)), lengths)
-        where = self.lp[slot_of].astype(np.int64) + np.arange(len(entry_img)) - lp[slot_of]
-        lay = np.zeros((int(self.lp[-1]), n_words), dtype=np.uint64)
-        lay[where] = img_lay[entry_img]
-        self.lay = _words(lay)
-        self.entry_img = np.full(len(lay), -1, dtype=np.int32)
-        self.entry_img[where] = entry_img
-        self.ls_base, self.vnb, self.nv = ls_base, vnb, nv
-        shape_bits = np.uint64(1) << np.arange(self.n_shapes, dtype=np.uint64)
-        filled = np.diff(lp).reshape(-1, self.n_shapes) > 0
-        self.nonempty = np.bitwise_or.reduce(np.where(filled, shape_bits, np.uint64(0)), axis=1).astype(np.uint64)
-        self.nbr = _words(neighbour_masks(nb_ptr, nb, n_words))
-        full = np.zeros((1, n_words), dtype=np.uint64)
-        for w in range(n_words):
-            bits = min(max(n_local - 64 * w, 0), 64)
-            full[0, w] = np.uint64((1 << bits) - 1)
-        self.full = _words(full)
+        (n_local, n_words, self.img_opt, self.left, self.slack, self.lp, lay, self.entry_img, self.nonempty,
+         self.ls_base, self.vnb, self.nv, nbr, full, self.order_cells) = prepare(
+            cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
+            search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
+            plan.ordered[used], plan.nof)
+        self.lay, self.nbr, self.full = _words(lay), _words(nbr), _words(full)
+        self.n_shapes = len(self.left)
+        self.spare = bool(np.any(self.slack > 0))
         self.kind = plan.kind
         fam = remap[np.clip(plan.fam, 0, None)]
-        fam[-1] = -1
         fam[self.p0 + 1 :] = -1
         self.fam = fam
-        self.order_cells = np.ascontiguousarray(np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32))
         depth = self.p0 + 1
         self.fstate = np.zeros(3, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
-        self.fstate[F_AVAIL] = np.bitwise_or.reduce(shape_bits).view(np.int64) if self.n_shapes else 0
+        self.fstate[F_AVAIL] = np.uint64((1 << self.n_shapes) - 1).view(np.int64)
         self.occ_stack = _words(np.zeros((depth + 1, n_words), dtype=np.uint64))
         self.stk = np.zeros((depth, 5), dtype=np.uint64)
         self.pos_stack = np.zeros(depth, dtype=np.uint64)
         self.cand = np.zeros(max(n_local, 1), dtype=np.int64)
         self.prefix = search.chosen[:level].copy()
-        self.img_opt = options
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         totals["handoffs"] += 1
-        totals["images"] += len(options)
-        totals["list_entries"] += len(entry_img)
+        totals["images"] += len(self.img_opt)
+        totals["list_entries"] += int(np.count_nonzero(self.entry_img >= 0))
         totals["max_cells"] = max(totals["max_cells"], n_local)
         totals["words"] = max(totals["words"], n_words)
         totals["setup_seconds"] += time.perf_counter() - start
