@@ -187,7 +187,8 @@ def run(args) -> int:
                 continue
             config = configuration(args, settings, engine.name, auto)
             config["volumeFilter"] = int(bool(volume))
-            config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else args.redundancy or "."
+            if auto:
+                config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else "."
             facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
                                                  **({"filter": filter_seconds} if filter_counters else {})})
             facts.update(filter_counters)
