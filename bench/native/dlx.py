@@ -67,8 +67,11 @@ N_STATE = 10
 
 @njit(cache=True)
 def record_cover(chosen, n, complete, state, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid,
-                 sol_buf, sol_len, sol_weight):
+                 sol_buf, sol_len, sol_weight, max_solutions, stream):
     """Count the cover ``chosen[:n]`` in ``state`` and buffer it while the buffer has room.
+
+    Returns FULL_STOP once ``max_solutions`` covers are found, BUFFER_FULL
+    when ``stream`` is set and the buffer needs draining, else DONE (go on).
 
     A ``complete`` cover is classified (:func:`classify_cover`): it adds to
     unique and total when canonical, and is buffered with its orbit share
@@ -92,6 +95,11 @@ def record_cover(chosen, n, complete, state, opt_ptr, opt_items, n_cells, cell_i
         sol_len[stored] = n
         sol_weight[stored] = weight
         state[S_STORED] = stored + 1
+    if max_solutions > 0 and state[S_COVERS] >= max_solutions:
+        return FULL_STOP
+    if stream and state[S_STORED] == sol_buf.shape[0]:
+        return BUFFER_FULL
+    return DONE
 
 
 # -- the kernel -------------------------------------------------------------------------
@@ -283,7 +291,6 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     level = state[S_LEVEL]
     phase = state[S_PHASE]
     nodes_end = state[S_NODES] + node_budget
-    capacity = sol_buf.shape[0]
     status = DONE
     while True:
         if phase == FORWARD:
@@ -294,14 +301,10 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             remaining = n_pieces - level
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
-                record_cover(chosen, level, classify and done, state, opt_ptr, opt_items, n_cells, cell_inv, opt_map,
-                             opt_gmask, grid, sol_buf, sol_len, sol_weight)
                 phase = BACKUP
-                if max_solutions > 0 and state[S_COVERS] >= max_solutions:
-                    status = FULL_STOP
-                    break
-                if stream and state[S_STORED] == capacity:
-                    status = BUFFER_FULL
+                status = record_cover(chosen, level, classify and done, state, opt_ptr, opt_items, n_cells, cell_inv,
+                                      opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight, max_solutions, stream)
+                if status != DONE:
                     break
                 continue
             if handoff_at > 0 and remaining <= handoff_at and not (level == 0 and first_item >= 0):

@@ -51,7 +51,7 @@ from bench.errors import UsageError
 from bench.models.filters import cell_neighbours
 from bench.native import dlx
 from bench.native.bitfield import count_and, drop_lowest, hits, holes, is_empty, load, lowest, merge, store, test
-from bench.native.dlx import (BUFFER_FULL, DONE, FULL_STOP, PAUSED, S_COVERS, S_NODES, S_STORED, S_TOTAL, S_UNIQUE,
+from bench.native.dlx import (DONE, PAUSED, S_COVERS, S_NODES, S_TOTAL, S_UNIQUE,
                               Search, piece_count, record_cover)
 from bench.native.heuristics import schedule
 
@@ -86,7 +86,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     ``uint64[:]`` for one-word bitfields and ``uint64[:, 2]`` for two.
 
     The level being worked on lives in locals (its occupancy, list set,
-    warehouse position, shape and list cursor); ``stk`` keeps them for the
+    shapes still to try, shape and list cursor); ``stk`` keeps them for the
     levels below, written on the way down and read on the way back.
     """
     full = load(full_arr, 0)
@@ -101,8 +101,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     goal_p = np.uint64(goal) if goal > 0 else np.uint64(1 << 62)
     nodes = state[S_NODES]
     nodes_end = nodes + node_budget
-    capacity = sol_buf.shape[0]
-    status = 0
+    status = DONE
 
     # No helper here calls another: numba inlines closures, but a closure
     # called from a closure takes a reference on every array it touches,
@@ -190,13 +189,10 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                         chosen[t] = prefix[t]
                     for t in range(depth):
                         chosen[n_prefix + t] = img_opt[entry_img[stk[t, 0] - one]]
-                    record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items, n_cells,
-                                 cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight)
-                    if max_solutions > 0 and state[S_COVERS] >= max_solutions:
-                        status = FULL_STOP
-                        break
-                    if stream and state[S_STORED] == capacity:
-                        status = BUFFER_FULL
+                    status = record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items,
+                                          n_cells, cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight,
+                                          max_solutions, stream)
+                    if status != DONE:
                         break
             elif p > zero:
                 f = np.uint64(fam[p])
@@ -348,7 +344,7 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     n_fam = fam_rank.shape[0]
     n_img = img_shape.shape[0]
     n_words = img_lay.shape[1]
-    vnb = np.full((n_fam, n_local, 6), -1, dtype=np.int32)
+    vnb = np.full((n_fam, n_local, MAX_NEIGHBOURS), -1, dtype=np.int32)
     nv = np.zeros((n_fam, n_local), dtype=np.int32)
     ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
     n_ls = 0
@@ -530,8 +526,6 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
     active = schedule(order, n_pieces)
     kind = np.zeros(n_pieces + 2, dtype=np.int32)
     fam = np.zeros(n_pieces + 2, dtype=np.int32)
-    # the level above the hand-off never shares a family, so ORDER starts its scan afresh
-    fam[-1] = -1
     rows = [np.zeros(cover.n_cells, dtype=np.int32)]
     ordered = [False]
     family_of_row: dict[int, int] = {}
@@ -576,7 +570,8 @@ class FilaRun:
         self.n_shapes = len(self.left)
         self.spare = bool(np.any(self.slack > 0))
         self.kind = plan.kind
-        fam = remap[np.clip(plan.fam, 0, None)]
+        fam = remap[plan.fam]
+        # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
         fam[self.p0 + 1 :] = -1
         self.fam = fam
         depth = self.p0 + 1
