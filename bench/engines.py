@@ -77,6 +77,17 @@ class Settings:
     nof : bool or None
         polycube ``-n``: neighbour occupancy filtering in FILA (None: the
         engine's default).
+    parity_backtrack, volume_backtrack : int
+        polycube ``-p`` / ``-v``: after a placement, backtrack on a parity /
+        volume violation while at least this many pieces remain (0: off).
+    parity_filter, volume_filter, fit_filter : int
+        polycube ``-P`` / ``-V`` / ``-F`` with a count: at each search node
+        below the root, remove the options that would break the constraint,
+        while at least this many pieces remain (0: off).  The one-shot
+        filters before the search are applied to the cover instead
+        (:mod:`bench.models.filters`).
+    fit_rounds : int
+        Passes of the fit filter at each node (0: until nothing changes).
     """
 
     order: str | None = None
@@ -85,6 +96,12 @@ class Settings:
     trace: int = 0
     fila: int | None = None
     nof: bool | None = None
+    parity_backtrack: int = 0
+    volume_backtrack: int = 0
+    parity_filter: int = 0
+    volume_filter: int = 0
+    fit_filter: int = 0
+    fit_rounds: int = 1
 
     def requested(self) -> set[str]:
         """Names of the settings that differ from their defaults."""
@@ -183,15 +200,24 @@ def check_settings(engine: Engine, settings: Settings, limits: Limits | None = N
         raise UsageError(f"engine '{engine.name}' does not implement: {', '.join(unsupported)}")
 
 
-TUNING_LETTERS = {"f": "fila", "n": "nof", "o": "order"}
+TUNING_LETTERS = {"f": "fila", "n": "nof", "o": "order", "p": "parity_backtrack", "v": "volume_backtrack",
+                  "P": "parity_filter", "V": "volume_filter", "F": "fit_filter", "R": "fit_rounds"}
+COUNTED = frozenset({"fila", "parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter",
+                     "fit_rounds"})
+CONSTRAINTS = frozenset({"parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter",
+                         "fit_rounds"})
+"""The in-search triggers and filters, as settings names."""
 
 
 def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dict:
     """Settings carried by an engine variant, in polycube's letters separated by ``/``.
 
     ``fN`` hands off to FILA with N pieces left, ``n`` / ``n0`` turns NOF
-    on / off, ``oSPEC`` sets the ordering heuristics, so one ``bench run``
-    can compare configurations: ``fila:f11/of=11/n0,fila:f11/of=11/n``.
+    on / off, ``oSPEC`` sets the ordering heuristics, ``pN``, ``vN``,
+    ``PN``, ``VN``, ``FN`` turn on the parity and volume triggers and the
+    parity, volume and fit filters while N pieces remain (``p`` alone: 1),
+    ``RN`` sets the fit filter's passes, so one ``bench run`` can compare
+    configurations: ``fila:f11/of=11/n0,fila:f11/of=11/n,dlx:V13``.
 
     Examples
     --------
@@ -201,16 +227,18 @@ def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dic
     from bench.native.heuristics import parse_order
 
     letters = [k for k, name in TUNING_LETTERS.items() if name in allowed]
-    expected = f"'/'-separated {', '.join(k + ('N' if k == 'f' else 'SPEC' if k == 'o' else '[0]') for k in letters)}"
+    expected = f"'/'-separated {', '.join(k + ('N' if TUNING_LETTERS[k] in COUNTED else 'SPEC' if k == 'o' else '[0]') for k in letters)}"
     out: dict = {}
     for token in filter(None, variant.split("/")):
         key, value = token[0], token[1:]
         name = TUNING_LETTERS.get(key)
         if name not in allowed:
             raise UsageError(f"{engine_name}: unknown variant '{token}'; expected {expected}")
-        if name == "fila":
+        if name == "parity_backtrack" and value == "":
+            out[name] = 1
+        elif name in COUNTED:
             if not value.isdigit():
-                raise UsageError(f"{engine_name}: '{token}' needs a number of pieces, e.g. f11")
+                raise UsageError(f"{engine_name}: '{token}' needs a number, e.g. {key}11")
             out[name] = int(value)
         elif name == "nof":
             if value not in ("", "0", "1"):
@@ -220,6 +248,17 @@ def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dic
             parse_order(value)
             out[name] = value
     return out
+
+
+def constraint_variant(settings: Settings) -> str:
+    """The in-search triggers and filters of ``settings`` in variant letters, e.g. ``/p1/V13`` ("" when none)."""
+    letters = {name: key for key, name in TUNING_LETTERS.items()}
+    parts = [f"{letters[name]}{getattr(settings, name)}" for name in
+             ("parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter")
+             if getattr(settings, name)]
+    if settings.fit_filter and settings.fit_rounds != 1:
+        parts.append(f"R{settings.fit_rounds}")
+    return "".join("/" + p for p in parts)
 
 
 def apply_tuning(settings: Settings, tuning: dict) -> Settings:

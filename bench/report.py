@@ -19,6 +19,8 @@ from bench.errors import BenchError
 
 FINISHED = ("solved", "limit")
 STAT_KEYS = ("nodes", "fits", "no_fits", "branches", "conflicts", "decisions", "clauses")
+# what the in-search triggers and filters did, shown when they did something
+CONSTRAINT_KEYS = ("parity_backtracks", "volume_backtracks", "parity_filtered", "volume_filtered", "fit_filtered")
 
 
 def _seconds(x) -> str:
@@ -28,7 +30,8 @@ def _seconds(x) -> str:
 
 
 def _stats_text(stats: dict) -> str:
-    return " ".join(f"{k}={stats[k]:,}" for k in STAT_KEYS if isinstance(stats.get(k), int))[:90]
+    shown = [k for k in STAT_KEYS if isinstance(stats.get(k), int)] + [k for k in CONSTRAINT_KEYS if stats.get(k)]
+    return " ".join(f"{k}={stats[k]:,}" for k in shown)[:120]
 
 
 def summarize(document: dict) -> list[dict]:
@@ -104,7 +107,9 @@ def render_markdown(document: dict, source: str = "") -> str:
         "- Libraries: " + ", ".join(f"{k} {v}" for k, v in libs.items() if v),
         f"- Options: engines {', '.join(opts['engines'])}; mode {opts['mode']}; timeout {opts['timeout']:g} s; "
         f"rounds {opts['rounds']} (median solve time); redundancy filter {opts['redundancy']} "
-        f"({opts.get('redundancy_method', 'orientation')})",
+        f"({opts.get('redundancy_method', 'orientation')}); one-shot filters: "
+        + (", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
+                     for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"),
         "- Times are solve seconds; JIT compile is separate and was done once before timing.",
         "",
         render_run(document, "github"),
@@ -122,10 +127,10 @@ def render_csv(document: dict) -> str:
     buf = io.StringIO()
     fields = ["puzzle", "cover_hash", "engine", "variant", "status", "rounds", "covers", "unique", "total", "solve",
               "compile", "ratio", "check", "message"]
-    writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS], extrasaction="ignore")
+    writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS + CONSTRAINT_KEYS], extrasaction="ignore")
     writer.writeheader()
     for line in summarize(document):
-        writer.writerow({**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS}})
+        writer.writerow({**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS + CONSTRAINT_KEYS}})
     return buf.getvalue()
 
 

@@ -28,7 +28,7 @@ from bench.expected import expected_for
 from bench.inputs import definition_files, load_puzzles
 from bench.models.cover import Cover
 from bench.models.diagnose import unsolvable_reasons
-from bench.models.filters import add_filter_arguments, apply_one_shot
+from bench.models.filters import add_filter_arguments, apply_one_shot, one_shot_requests
 from bench.report import render_run
 
 DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
                    help="rotational-redundancy filter: # picks a piece (default), . turns it off, or a piece name")
     p.add_argument("--redundancy-method", default="orientation", choices=("orientation", "orbit"),
                    help="which image of each orbit the filter keeps (default orientation, as polycube)")
-    add_filter_arguments(p)
+    add_filter_arguments(p, in_search=False)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
@@ -81,7 +81,15 @@ def cmd_run(args) -> int:
     specs = parse_engines(args.engine)
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
-               "volume_filter": args.volume_filter, "fit_filter": args.fit_filter}
+               "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
+               "fit_rounds": args.fit_rounds}
+    requests = one_shot_requests(args)
+    for name in ("volume", "parity", "fit"):
+        value = getattr(args, f"{name}_filter")
+        if value is not None and value > 0:
+            raise UsageError(f"bench run applies --{name}-filter once, to the matrix every engine shares; for "
+                             f"filtering inside the search give the engines that do it a variant, e.g. "
+                             f"dlx:{name[0].upper()}{value}")
     document = results.new_document(["bench", "run", *args.paths], options)
     path = None if args.no_save else Path(args.results) if args.results else results.default_path()
     compile_seconds = warm_up(specs)
@@ -97,7 +105,8 @@ def cmd_run(args) -> int:
                     start = time.perf_counter()
                     cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy),
                                               method=args.redundancy_method)
-                    cover, filter_counters = apply_one_shot(cover, args.volume_filter, args.fit_filter)
+                    cover, filter_counters = apply_one_shot(cover, requests["volume"], requests["fit_rounds"],
+                                                            requests["parity"])
                     encode = time.perf_counter() - start
                 except BenchError as exc:
                     errors.append(f"{puzzle.name}: {exc}")

@@ -19,7 +19,7 @@ from bench.errors import BenchError, UsageError
 from bench.facts import format_facts, puzzle_facts
 from bench.inputs import load_puzzles
 from bench.models.cover import Cover
-from bench.models.filters import add_filter_arguments, apply_one_shot
+from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.models.tuning import cheapest_redundancy
 from bench.native import fila
@@ -60,7 +60,8 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-TUNING_FLAGS = ("redundancy", "volume_filter", "fit_filter", "order", "fila", "nof")
+TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "parity_backtrack", "volume_backtrack",
+                "order", "fila", "nof")
 
 
 def _redundancy(value: str | None):
@@ -92,7 +93,7 @@ def settings_from(args, cover) -> Settings:
     if args.goal < 0:
         raise UsageError("--goal must be >= 0")
     return Settings(order=args.order, goal=args.goal, first_item=first_item, trace=args.trace,
-                    fila=args.fila, nof=args.nof)
+                    fila=args.fila, nof=args.nof, **in_search_settings(args))
 
 
 def configuration(args, settings: Settings, engine_name: str, auto: bool = False) -> dict:
@@ -106,7 +107,12 @@ def configuration(args, settings: Settings, engine_name: str, auto: bool = False
         "outputFormat": (args.output or "BL").upper(),
         "quiet": int(args.quiet),
         "redundancyFilter": args.redundancy or ".",
-        "volumeFilter": int(bool(args.volume_filter)),
+        "volumeFilter": args.volume_filter or 0,
+        "parityFilter": args.parity_filter or 0,
+        "fitFilter": args.fit_filter or 0,
+        "fitRounds": args.fit_rounds,
+        "parityBacktrack": settings.parity_backtrack,
+        "volumeBacktrack": settings.volume_backtrack,
         "redundancyFilterFirst": int(args.redundancy_first),
         "redundancyMethod": args.redundancy_method,
         "trace": settings.trace,
@@ -121,7 +127,30 @@ def configuration(args, settings: Settings, engine_name: str, auto: bool = False
     return config
 
 
-def result_lines(result, n_pieces: int) -> list[str]:
+CONSTRAINT_LINES = (("parity_backtracks", "PARITY_BACKTRACK", None), ("volume_backtracks", "VOLUME_BACKTRACK", None),
+                    ("fit_filtered", "FIT_FILTER", "FIT_FILTER_ONE_SHOT"),
+                    ("parity_filtered", "PARITY_FILTER", "PARITY_FILTER_ONE_SHOT"),
+                    ("volume_filtered", "VOLUME_FILTER", "VOLUME_FILTER_ONE_SHOT"))
+
+
+def constraint_lines(stats: dict, one_shot: dict, n_pieces: int) -> list[str]:
+    """polycube's trigger and filter counters: totals, then per number of pieces remaining.
+
+    A one-shot filter counts at the root (all pieces remaining), as in polycube.
+    """
+    totals, lists = [], []
+    width = len(str(n_pieces))
+    for key, label, shot in CONSTRAINT_LINES:
+        per = list(stats.get(key + "_by_remaining") or [0] * (n_pieces + 1))
+        if shot and shot in one_shot:
+            per[n_pieces] += one_shot[shot]
+        totals.append(f"{label}_TOTAL={sum(per)}")
+        if key in stats:
+            lists += [f"{label}[{n:>{width}}]={per[n]}" for n in range(1, len(per))]
+    return totals + lists
+
+
+def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[str]:
     """The after-search ``KEY=value`` lines."""
     stats = result.stats
     lines = [f"STATUS={result.status.value}", f"SOLUTIONS={result.covers}"]
@@ -138,6 +167,7 @@ def result_lines(result, n_pieces: int) -> list[str]:
     lines.append(f"NO_FITS_TOTAL={stats.get('attempts', 0) - stats.get('fits', 0)}")
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
+    lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
         if values:
@@ -173,8 +203,9 @@ def run(args) -> int:
                 cover = Cover.from_puzzle(puzzle, redundancy=redundancy, method=args.redundancy_method)
                 encode_seconds = time.perf_counter() - start
                 start = time.perf_counter()
-                volume = args.volume_filter or (auto and puzzle.planar)
-                cover, filter_counters = apply_one_shot(cover, volume, args.fit_filter)
+                requests = one_shot_requests(args)
+                volume = requests["volume"] or (auto and puzzle.planar)
+                cover, filter_counters = apply_one_shot(cover, volume, requests["fit_rounds"], requests["parity"])
                 filter_seconds = time.perf_counter() - start
                 settings = settings_from(args, cover)
                 check_settings(engine, settings)
@@ -186,7 +217,8 @@ def run(args) -> int:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue
             config = configuration(args, settings, engine.name, auto)
-            config["volumeFilter"] = int(bool(volume))
+            if auto and volume:
+                config["volumeFilter"] = -1
             if auto:
                 config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else "."
             facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
@@ -207,7 +239,7 @@ def run(args) -> int:
                     "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
             elif args.info:
-                print("\n".join(result_lines(result, n_pieces)))
+                print("\n".join(result_lines(result, n_pieces, filter_counters)))
             interrupted = interrupted or result.status == Status.INTERRUPTED
             if interrupted:
                 break

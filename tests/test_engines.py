@@ -199,7 +199,7 @@ def test_unknown_variants_are_refused():
     from bench.engines import get_engine
 
     for spec, message in (("sat:cadical195:nope", "unknown SAT cardinality encoding"), ("cpsat:x", "number of workers"),
-                          ("dlx:fast", "unknown variant 'fast'"), ("fila:f", "needs a number of pieces"), ("fila:n2", "NOF on"), ("ganak:zzz", "unknown SAT cardinality encoding")):
+                          ("dlx:fast", "unknown variant 'fast'"), ("fila:f", "needs a number"), ("fila:n2", "NOF on"), ("ganak:zzz", "unknown SAT cardinality encoding")):
         with pytest.raises(UsageError, match=message):
             get_engine(spec)
     with pytest.raises(UsageError, match="unknown SAT solver"):

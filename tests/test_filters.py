@@ -69,7 +69,8 @@ def test_achievable_volumes_is_a_subset_sum():
 def test_solve_reports_filter_counters(capsys):
     from bench.cli import main
 
-    assert main(["solve", "-i", "-q", "-r", "-V", "-F", "0", "--", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    assert main(["solve", "-i", "-q", "-r", "-V", "-F", "--fit-rounds", "0", "--", str(DEFS / "pentominoes_20x3.txt")]) == 0
     kv = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines() if "=" in line)
     assert int(kv["VOLUME_FILTER_TOTAL"]) > 0 and kv["FIT_FILTER_ROUNDS"].endswith(" 0")
+    assert kv["FIT_FILTER_TOTAL"] == kv["FIT_FILTER_ONE_SHOT"] and kv["fitFilter"] == "-1"
     assert (kv["UNIQUE"], kv["TOTAL"]) == ("2", "8")

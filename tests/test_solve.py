@@ -127,7 +127,7 @@ def test_untuned_fila_picks_its_configuration_and_says_so(capsys):
     info = keyvalues(out)
     assert status == 0 and info["autoTuned"] == "1"
     assert (info["fila"], info["nof"], info["orderingHeuristicConfig"]) == ("11", "1", "f=11")
-    assert (info["redundancyFilter"], info["volumeFilter"]) == ("Z", "1")
+    assert (info["redundancyFilter"], info["volumeFilter"]) == ("Z", "-1")
     assert (info["UNIQUE"], info["TOTAL"]) == ("2", "8")
     assert int(info["NO_FITS_TOTAL"]) == int(info["ATTEMPTS_TOTAL"]) - int(info["FITS_TOTAL"])
     assert info["FILA_HANDOFFS"] == info["FITS[12]"] and info["REDUNDANCY_FILTER"] == "Z"

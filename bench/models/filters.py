@@ -1,7 +1,13 @@
 """One-shot image filters: drop options that belong to no solution, before any engine runs.
 
-Both filters only remove options that no exact cover can use, so covers,
+The filters only remove options that no exact cover can use, so covers,
 unique and total are the same with and without them, for every engine.
+The same filters re-applied at each search node live in
+:mod:`bench.native.constraints`.
+
+**Parity** (polycube ``-P``): place the option alone; the pieces left must
+still be able to reach the parity of the cells left
+(:mod:`bench.models.parity`).
 
 **Volume** (polycube ``-V``): place the option alone; every connected region
 of the open cells left must have a volume that some sub-multiset of the
@@ -21,6 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from bench.errors import UsageError
 
 
 def achievable_volumes(sizes: list[int], limit: int) -> np.ndarray:
@@ -104,6 +112,20 @@ def volume_filter(cover):
     return (cover.keep_options(~bad), int(bad.sum())) if bad.any() else (cover, 0)
 
 
+def parity_filter(cover):
+    """The cover without the options after which the region's parity is out of reach; returns ``(cover, removed)``."""
+    from bench.models.parity import option_parities, parity_monitor
+
+    if cover.puzzle is None or cover.n_options == 0:
+        return cover, 0
+    monitor = parity_monitor(cover.puzzle)
+    parity, shape = option_parities(cover)
+    column = monitor.target - parity + monitor.offset
+    inside = (column >= 0) & (column < monitor.ok.shape[1])
+    good = inside & (monitor.ok[monitor.root - monitor.step[shape], np.clip(column, 0, monitor.ok.shape[1] - 1)] > 0)
+    return (cover.keep_options(good), int((~good).sum())) if not good.all() else (cover, 0)
+
+
 def _fit_violations(cover) -> np.ndarray:
     """Per option: True when placing it leaves an item unable to reach its lower bound."""
     n_opt, n_items = cover.n_options, cover.n_items
@@ -142,28 +164,80 @@ def fit_filter(cover, rounds: int = 1):
     return cover, removed
 
 
-def apply_one_shot(cover, volume: bool = False, fit_rounds: int | None = None):
-    """The requested one-shot filters in polycube's order (volume, then fit) and their counters.
+def apply_one_shot(cover, volume: bool = False, fit_rounds: int | None = None, parity: bool = False):
+    """The requested one-shot filters (parity, volume, then fit) and their counters.
 
-    Returns ``(cover, counters)`` with ``VOLUME_FILTER_TOTAL``,
-    ``FIT_FILTER_TOTAL`` and ``FIT_FILTER_ROUNDS`` (options removed by each
-    fit round) for the filters that ran.
+    Returns ``(cover, counters)`` with ``PARITY_FILTER_ONE_SHOT``,
+    ``VOLUME_FILTER_ONE_SHOT``, ``FIT_FILTER_ONE_SHOT`` and
+    ``FIT_FILTER_ROUNDS`` (options removed by each fit round) for the
+    filters that ran.
     """
     counters: dict = {}
+    if parity:
+        cover, removed = parity_filter(cover)
+        counters["PARITY_FILTER_ONE_SHOT"] = removed
     if volume:
         cover, removed = volume_filter(cover)
-        counters["VOLUME_FILTER_TOTAL"] = removed
+        counters["VOLUME_FILTER_ONE_SHOT"] = removed
     if fit_rounds is not None:
         cover, per_round = fit_filter(cover, fit_rounds)
-        counters["FIT_FILTER_TOTAL"] = sum(per_round)
+        counters["FIT_FILTER_ONE_SHOT"] = sum(per_round)
         counters["FIT_FILTER_ROUNDS"] = " ".join(map(str, per_round))
     return cover, counters
 
 
-def add_filter_arguments(parser) -> None:
-    """``--volume-filter`` and ``--fit-filter [ROUNDS]`` for the commands that encode puzzles."""
-    parser.add_argument("-V", "--volume-filter", action="store_true",
-                        help="one-shot volume filter: drop options that wall off a region no remaining pieces can fill")
-    parser.add_argument("-F", "--fit-filter", type=int, nargs="?", const=1, metavar="ROUNDS",
-                        help="one-shot fit filter: drop options after which an item cannot be covered; "
-                             "ROUNDS passes (default 1, 0 = until nothing changes)")
+def add_filter_arguments(parser, in_search: bool = True) -> None:
+    """The filter options of the commands that encode puzzles, as in polycube.
+
+    ``-V``, ``-P`` and ``-F`` take an optional count N of pieces remaining:
+    alone (or -1) the filter runs once before the search; with N > 0 it
+    also runs at every search node while at least N pieces remain (DLX's
+    part of the native engines); 0 turns it off.  ``in_search`` adds the
+    backtrack triggers ``-p`` and ``-v``.
+    """
+    where = (" and again at each search node while at least N pieces remain" if in_search else
+             "; in-search filtering is per engine, as a variant: dlx:V13")
+    for short, name, what in (("-V", "volume", "drop options that wall off a region no remaining pieces can fill"),
+                              ("-P", "parity", "drop options after which the pieces left cannot reach the parity"),
+                              ("-F", "fit", "drop options after which a cell or a piece can no longer be covered")):
+        parser.add_argument(short, f"--{name}-filter", type=int, nargs="?", const=-1, metavar="N",
+                            help=f"{name} filter: {what}; once before the search{where} (0: off)")
+    parser.add_argument("--fit-rounds", type=int, default=1, metavar="R",
+                        help="passes of the fit filter each time it runs (default 1, 0 = until nothing changes)")
+    if in_search:
+        parser.add_argument("-p", "--parity-backtrack", type=int, nargs="?", const=1, metavar="N",
+                            help="backtrack when the pieces left cannot reach the parity of the cells left "
+                                 "(checked while at least N pieces remain, default 1)")
+        parser.add_argument("-v", "--volume-backtrack", type=int, metavar="N",
+                            help="backtrack when a region of open cells has a volume no pieces left add up to, "
+                                 "checked while at least N pieces remain")
+
+
+def one_shot_requests(args) -> dict:
+    """What the filter options of ``args`` ask of :func:`apply_one_shot`."""
+    asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
+    for name, value in asked.items():
+        if value is not None and value < -1:
+            raise UsageError(f"--{name}-filter takes a count of pieces >= 0, or -1 for once before the search; got {value}")
+    if args.fit_rounds < 0:
+        raise UsageError(f"--fit-rounds must be >= 0, got {args.fit_rounds}")
+    on = {name: value not in (None, 0) for name, value in asked.items()}
+    return {"volume": on["volume"], "parity": on["parity"], "fit_rounds": args.fit_rounds if on["fit"] else None}
+
+
+def in_search_settings(args) -> dict:
+    """The in-search filter and trigger counts of ``args``, as :class:`~bench.engines.Settings` fields."""
+    out = {}
+    for name in ("volume", "parity", "fit"):
+        value = getattr(args, f"{name}_filter")
+        if value is not None and value > 0:
+            out[f"{name}_filter"] = value
+    if out.get("fit_filter"):
+        out["fit_rounds"] = args.fit_rounds
+    for name in ("parity_backtrack", "volume_backtrack"):
+        value = getattr(args, name, None)
+        if value is not None:
+            if value < 0:
+                raise UsageError(f"--{name.replace('_', '-')} takes a count of pieces >= 0, got {value}")
+            out[name] = value
+    return out

@@ -49,8 +49,13 @@ import time
 import numpy as np
 from numba import njit
 
-from bench.engines import Limits, Result, Settings, Status, apply_tuning, check_settings, parse_tuning
+from bench.engines import (CONSTRAINTS, Limits, Result, Settings, Status, apply_tuning, check_settings,
+                           constraint_variant, parse_tuning)
 from bench.models.symmetry import classify_cover
+from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
+                                      C_VOLUME_BT, C_VOLUME_FILTER, K_FIT_FILTER, K_PARITY_BT, K_PARITY_FILTER,
+                                      K_VOLUME_BT, K_VOLUME_FILTER, build_constraints, fit_filter_pass,
+                                      parity_filter_pass, volume_filter_pass, volume_violated)
 from bench.native.heuristics import FIXED_ORDER, compile_order
 
 # kernel return codes
@@ -116,7 +121,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                kind, table, rank, n_cells, n_pieces,
                cell_inv, opt_map, opt_gmask, grid, classify,
                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace,
-               handoff_at, handoff_cells, handoff_shapes):
+               handoff_at, handoff_cells, handoff_shapes, cons):
     """Run the search from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE (search exhausted), PAUSED (budget spent), FULL_STOP
@@ -128,7 +133,24 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     finish this branch; the search resumes by backing up.  Without ``stream`` the buffer keeps the first covers found.
     Calling again resumes exactly where it stopped.  ``snap[2L]`` holds the
     item sizes on entering level L, ``snap[2L+1]`` those before each branch.
+
+    ``cons`` carries the triggers and filters of
+    :mod:`bench.native.constraints` (:meth:`Constraints.args`).  They act
+    at every node from the root, after the cover check and before the
+    hand-off, so FILA receives the filtered options; an option a filter
+    removes goes out like any other and comes back when the level is undone.
     """
+    (cfg, opt_par, opt_pstep, par_ok, shape_size, nb_ptr, nb, counters, par_d, par_s,
+     region, vol, stack, counts, reach, mark, rmark, dec, tstamp, ostamp, tlist, out) = cons
+    pb_min = cfg[C_PARITY_BT]
+    vb_min = cfg[C_VOLUME_BT]
+    pf_min = cfg[C_PARITY_FILTER]
+    vf_min = cfg[C_VOLUME_FILTER]
+    ff_min = cfg[C_FIT_FILTER]
+    fit_rounds = cfg[C_FIT_ROUNDS]
+    poff = cfg[C_PAR_OFFSET]
+    track = pb_min > 0 or pf_min > 0
+    checks = track or vb_min > 0 or vf_min > 0 or ff_min > 0
     n_items = np.uint32(size.shape[0])
     root = n_items
 
@@ -307,6 +329,42 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if status != DONE:
                     break
                 continue
+            if checks:
+                if pb_min > 0 and remaining >= pb_min:
+                    idx = par_d[level] + poff
+                    if idx < 0 or idx >= par_ok.shape[1] or par_ok[par_s[level], idx] == 0:
+                        counters[K_PARITY_BT, remaining] += 1
+                        phase = BACKUP
+                        continue
+                if vb_min > 0 and remaining >= vb_min:
+                    if volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, stack, counts, reach):
+                        counters[K_VOLUME_BT, remaining] += 1
+                        phase = BACKUP
+                        continue
+                if pf_min > 0 and remaining >= pf_min:
+                    m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep,
+                                           par_ok, poff, par_d[level], par_s[level], out)
+                    for q in range(m):
+                        state[S_UPDATES] += drop_option(out[q])
+                    counters[K_PARITY_FILTER, remaining] += m
+                if vf_min > 0 and remaining >= vf_min:
+                    m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
+                                           nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark,
+                                           cfg, out)
+                    for q in range(m):
+                        state[S_UPDATES] += drop_option(out[q])
+                    counters[K_VOLUME_FILTER, remaining] += m
+                if ff_min > 0 and remaining >= ff_min:
+                    r = 0
+                    while fit_rounds == 0 or r < fit_rounds:
+                        r += 1
+                        m = fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
+                                            dec, tstamp, ostamp, tlist, cfg, out)
+                        for q in range(m):
+                            state[S_UPDATES] += drop_option(out[q])
+                        counters[K_FIT_FILTER, remaining] += m
+                        if m == 0:
+                            break
             if handoff_at > 0 and remaining <= handoff_at and not (level == 0 and first_item >= 0):
                 # hand the branch over unless an item is forced (0 or 1 options) or too many cells are open
                 least = 1 << 30
@@ -378,6 +436,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             updates_by[remaining] += n
             node[level] = x
             chosen[level] = o
+            if track:
+                par_d[level + 1] = par_d[level] - opt_par[o]
+                par_s[level + 1] = par_s[level] - opt_pstep[o]
             level += 1
             phase = FORWARD
             if trace != 0 and traced(True, n_pieces - level):
@@ -418,6 +479,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             updates_by[remaining] += n + m
             node[level] = x
             chosen[level] = o
+            if track:
+                par_d[level + 1] = par_d[level] - opt_par[o]
+                par_s[level + 1] = par_s[level] - opt_pstep[o]
             level += 1
             phase = FORWARD
             if trace != 0 and traced(True, n_pieces - level):
@@ -564,6 +628,8 @@ class Search:
         self.kept: list[np.ndarray] = []
         self.classify = settings.goal == 0
         self.first_item = -1 if settings.first_item is None else int(settings.first_item)
+        self.constraints = build_constraints(cover, settings, self.n_pieces, depth)
+        self.cons_args = self.constraints.args()
 
     def run(self) -> Status:
         """Search until done or a limit stops it."""
@@ -624,7 +690,7 @@ class Search:
             sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
             self.sol_buf, self.sol_len, self.sol_weight, self.stream,
             self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace,
-            self.handoff_at, self.handoff_cells, self.handoff_shapes)
+            self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args)
         if code == HANDOFF:
             self.sub = self.handoff(self)
             return PAUSED
@@ -653,6 +719,7 @@ class Search:
             "attempts_by_remaining": self.attempts.tolist(),
             "fits_by_remaining": self.fits.tolist(),
             "updates_by_remaining": self.updates_by.tolist(),
+            **self.constraints.stats(),
         }
 
 
@@ -660,10 +727,10 @@ class DlxEngine:
     """The native DLX engine (see the module docstring)."""
 
     name = "dlx"
-    supported = frozenset({"order", "goal", "first_item", "trace", "max_solutions", "node_limit", "time_limit"})
+    supported = frozenset({"order", "goal", "first_item", "trace", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
-        self.tuning = parse_tuning(self.name, variant, frozenset({"order"}))
+        self.tuning = parse_tuning(self.name, variant, frozenset({"order"}) | CONSTRAINTS)
 
     def warm_up(self) -> float:
         """Seconds spent compiling (or loading) the kernel in this process."""
@@ -695,7 +762,7 @@ class DlxEngine:
         covers = int(search.state[S_COVERS])
         return Result(
             engine=self.name,
-            variant=search.order.text,
+            variant=search.order.text + constraint_variant(settings),
             status=status,
             covers=covers,
             unique=int(search.state[S_UNIQUE]) if exact else None,

@@ -46,10 +46,12 @@ import numpy as np
 from numba import njit
 
 from bench.encoders.collect import Unsupported
-from bench.engines import Limits, Result, Settings, apply_tuning, check_settings, parse_tuning
+from bench.engines import (CONSTRAINTS, Limits, Result, Settings, apply_tuning, check_settings, constraint_variant,
+                           parse_tuning)
 from bench.errors import UsageError
 from bench.models.filters import cell_neighbours
 from bench.native import dlx
+from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
 from bench.native.bitfield import count_and, drop_lowest, hits, holes, is_empty, load, lowest, merge, store, test
 from bench.native.dlx import (DONE, PAUSED, S_COVERS, S_NODES, S_TOTAL, S_UNIQUE,
                               Search, piece_count, record_cover)
@@ -76,7 +78,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                 cand, p0, n_shapes,
                 state, attempts, fits,
                 prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
-                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, spare):
+                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, spare, fcons):
     """Run FILA from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE, PAUSED, FULL_STOP or BUFFER_FULL (codes of
@@ -88,7 +90,18 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     The level being worked on lives in locals (its occupancy, list set,
     shapes still to try, shape and list cursor); ``stk`` keeps them for the
     levels below, written on the way down and read on the way back.
+
+    ``fcons`` carries the parity and volume triggers
+    (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
+    they act below the hand-off node, which DLX has checked.
     """
+    (ccfg, par_ok, img_par, img_pstep, fpar, counters, lnb_ptr, lnb, lsize, lvol, lmark, lstack, lreach) = fcons
+    pb_min = np.uint64(ccfg[C_PARITY_BT])
+    vb_min = np.uint64(ccfg[C_VOLUME_BT])
+    poff = ccfg[C_PAR_OFFSET]
+    pwidth = par_ok.shape[1]
+    n_local = lmark.shape[0]
+    triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
     n_prefix = prefix.shape[0]
     # unsigned indices spare numba's negative-index correction on every access
@@ -111,6 +124,25 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
         # with spare pieces, a full box still needs every shape's minimum
         for s in range(n_shapes):
             if left[s] > slack[s]:
+                return True
+        return False
+
+    def violated(occ, p, lv):
+        # the parity and volume triggers, counted where they fire
+        if pb_min > zero and p >= pb_min:
+            # the parent was checked before its children, so its state is at hand
+            i = entry_img[stk[lv - one, 0] - one]
+            d = fpar[lv - one, 0] - img_par[i]
+            ps = fpar[lv - one, 1] - img_pstep[i]
+            fpar[lv, 0] = d
+            fpar[lv, 1] = ps
+            d += poff
+            if d < 0 or d >= pwidth or par_ok[ps, d] == 0:
+                counters[K_PARITY_BT, p] += 1
+                return True
+        if vb_min > zero and p >= vb_min:
+            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lvol, lmark, lstack, lreach, ccfg):
+                counters[K_VOLUME_BT, p] += 1
                 return True
         return False
 
@@ -194,6 +226,8 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                                           max_solutions, stream)
                     if status != DONE:
                         break
+            elif triggers and level > zero and violated(occ, p, level):
+                pass
             elif p > zero:
                 f = np.uint64(fam[p])
                 kd = kind[p]
@@ -430,7 +464,8 @@ def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, op
     piece counts (``left``) and how many may stay unused (``slack``); the
     options still in play become the images.  Returns a tuple: ``n_local,
     n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base,
-    vnb, nv, nbr, full, order_cells`` (see :func:`build_lists`).
+    vnb, nv, nbr, full, order_cells, nb_ptr, nb`` (see :func:`build_lists`;
+    ``nb_ptr, nb`` are the open neighbours of each local cell).
     """
     n_items = count.shape[0]
     local_of = np.full(n_items, -1, dtype=np.int32)
@@ -490,7 +525,7 @@ def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, op
     for c in range(n_local):
         full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
     return (n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vnb, nv, nbr, full,
-            order_cells)
+            order_cells, nb_ptr, nb)
 
 
 def _words(a: np.ndarray) -> np.ndarray:
@@ -562,7 +597,7 @@ class FilaRun:
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
         (n_local, n_words, self.img_opt, self.left, self.slack, self.lp, lay, self.entry_img, self.nonempty,
-         self.ls_base, self.vnb, self.nv, nbr, full, self.order_cells) = prepare(
+         self.ls_base, self.vnb, self.nv, nbr, full, self.order_cells, nb_ptr, nb) = prepare(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
             plan.ordered[used], plan.nof)
@@ -584,12 +619,30 @@ class FilaRun:
         self.cand = np.zeros(max(n_local, 1), dtype=np.int64)
         self.prefix = search.chosen[:level].copy()
         self.chosen = np.zeros(level + depth, dtype=np.int32)
+        self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
         totals["handoffs"] += 1
         totals["images"] += len(self.img_opt)
         totals["list_entries"] += int(np.count_nonzero(self.entry_img >= 0))
         totals["max_cells"] = max(totals["max_cells"], n_local)
         totals["words"] = max(totals["words"], n_words)
         totals["setup_seconds"] += time.perf_counter() - start
+
+    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> tuple:
+        """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry."""
+        cons = search.constraints
+        cells = n_local if cons.cfg[C_VOLUME_BT] else 0
+        # the region's parity and the monitor state per level, from the hand-off's
+        fpar = np.zeros((depth + 1, 2), dtype=np.int64)
+        fpar[0] = cons.par_d[level], cons.par_s[level]
+        if cons.cfg[C_PARITY_BT]:
+            img_par, img_pstep = cons.opt_par[self.img_opt], cons.opt_pstep[self.img_opt]
+        else:
+            img_par = img_pstep = np.zeros(0, dtype=np.int64)
+        n_cells = search.cover.n_cells
+        open_shapes = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
+        return (cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
+                cons.shape_size[open_shapes], np.zeros(cells + 1, dtype=np.int32), np.zeros(cells, dtype=np.int64),
+                np.zeros(max(cells, 1), dtype=np.int32), np.zeros(cells + 1, dtype=np.uint8))
 
     def slice(self, budget: int) -> int:
         """Run FILA for at most ``budget`` nodes; DONE once the branch is exhausted."""
@@ -602,7 +655,7 @@ class FilaRun:
             self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
             s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
-            self.spare)
+            self.spare, self.fcons)
 
 
 # -- the engine ---------------------------------------------------------------------------------
@@ -672,10 +725,10 @@ class FilaEngine:
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
-    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "max_solutions", "node_limit", "time_limit"})
+    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
-        self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}))
+        self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
 
     def warm_up(self) -> float:
         """Seconds spent compiling (or loading) the kernels in this process."""
@@ -708,7 +761,7 @@ class FilaEngine:
         stats["fila"] = {k: v for k, v in totals.items() if k != "setup_seconds"}
         return Result(
             engine=self.name,
-            variant=f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}",
+            variant=f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}" + constraint_variant(settings),
             status=search.status,
             covers=int(search.state[S_COVERS]),
             unique=int(search.state[S_UNIQUE]) if exact else None,

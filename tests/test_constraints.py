@@ -1,0 +1,240 @@
+"""Parity and volume triggers, and the parity, volume and fit filters inside the search.
+
+Figures from the polycube article, the in-search filters checked against the
+one-shot ones at the root, and counts that no trigger or filter changes.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import bench
+from bench import Cover
+from bench.cli import main
+from bench.engines import Limits, Settings, Status, get_engine, parse_tuning
+from bench.errors import UsageError
+from bench.models.definition import parse_text
+from bench.models.filters import apply_one_shot, fit_filter, parity_filter, volume_filter
+from bench.models.parity import parity_monitor
+from bench.models.puzzle import Puzzle
+from bench.native import constraints as cn
+from bench.native.dlx import DlxEngine, Search
+from bench.native.fila import FilaEngine
+from conftest import DATA, DEFS
+from strategies import tiled_puzzles
+
+
+def one(path):
+    [puzzle] = bench.load(path)
+    return puzzle
+
+
+def counts(result):
+    assert result.status == Status.SOLVED
+    return result.covers, result.unique, result.total
+
+
+# -- the parity monitor and subset sums against brute force ------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([(-1, 1), (-3, 3), (0,), (-2, 2), (-2, 0, 2)]), st.integers(1, 3)),
+                min_size=1, max_size=4), st.booleans())
+def test_parity_monitor_matches_brute_force(shapes, spare):
+    monitor_input = []
+    for values, copies in shapes:
+        monitor_input += [values] * copies
+    # a fake puzzle exposing what parity_monitor reads
+    class Shape:
+        def __init__(self, index, multiplicity):
+            self.index, self.multiplicity = index, multiplicity
+
+    class Images:
+        pass
+
+    class Fake:
+        pass
+
+    fake = Fake()
+    fake.shapes = [Shape(k, copies) for k, (_, copies) in enumerate(shapes)]
+    fake.images = Images()
+    fake.images.shape = np.concatenate([[k] * len(values) for k, (values, _) in enumerate(shapes)])
+    fake.image_parity = np.concatenate([values for values, _ in shapes])
+    fake.spare = spare
+    fake.parity = 0
+    monitor = parity_monitor(fake)
+    options = [values + ((0,) if spare else ()) for values in monitor_input]
+    want = {sum(choice) for choice in itertools.product(*options)}
+    root = monitor.root
+    got = {d for d in range(-monitor.offset, monitor.offset + 1) if monitor.reachable(root, d)}
+    assert got == want
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 7), st.integers(0, 3)), min_size=1, max_size=4), st.integers(-1, 3))
+def test_subset_sums_match_brute_force(shapes, skip):
+    sizes = np.array([s for s, _ in shapes], dtype=np.int64)
+    copies = np.array([c for _, c in shapes], dtype=np.int64)
+    skip = skip if skip < len(shapes) and (skip < 0 or copies[skip] > 0) else -1
+    limit = 30
+    out = np.zeros(limit + 1, dtype=np.uint8)
+    cn.subset_sums(sizes, copies, skip, limit, out)
+    pieces = [int(s) for j, (s, c) in enumerate(shapes) for _ in range(c - (j == skip))]
+    want = {sum(sub) for r in range(len(pieces) + 1) for sub in itertools.combinations(pieces, r)}
+    assert set(np.flatnonzero(out).tolist()) == {v for v in want if v <= limit}
+
+
+# -- figures of the polycube article -----------------------------------------------------------------
+
+
+def test_box_in_a_diamond_parity_filter_removes_about_half_of_the_odd_pieces_images():
+    p = one(DEFS / "hexominoes_box_in_diamond.txt")
+    odd = [s for s in p.shapes if s.parity]
+    assert (abs(p.parity), len(odd)) == (22, 11)
+    images = sum(len(p.images.of_shape(s.index)) for s in odd)
+    _, removed = parity_filter(Cover.from_puzzle(p))
+    # every odd piece must favour the region's colour: all images of the other sign go
+    assert (removed, images) == (3012, 6892)
+
+
+def test_hexomino_rectangles_are_refused_by_parity_without_search(capsys):
+    assert main(["check", str(DEFS / "hexominoes_rectangles.txt")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("parity") >= 6
+
+
+def _root_pass(cover, which):
+    """One in-search filter pass on the root state of a DLX search over ``cover``."""
+    s = Search(cover, Settings(**{which: 1}), Limits())
+    (cfg, opt_par, opt_pstep, par_ok, shape_size, nb_ptr, nb, _, par_d, par_s,
+     region, vol, stack, counts_, reach, mark, rmark, dec, tstamp, ostamp, tlist, out) = s.cons_args
+    if which == "volume_filter":
+        n = cn.volume_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr,
+                                  s.opt_items, nb_ptr, nb, shape_size, region, vol, stack, counts_, reach, mark,
+                                  rmark, cfg, out)
+    elif which == "parity_filter":
+        n = cn.parity_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, opt_par,
+                                  opt_pstep, par_ok, cfg[cn.C_PAR_OFFSET], par_d[0], par_s[0], out)
+    else:
+        n = cn.fit_filter_pass(s.count, s.lo, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr, s.opt_items,
+                               dec, tstamp, ostamp, tlist, cfg, out)
+    return set(out[:n].tolist())
+
+
+@pytest.mark.parametrize("path, redundancy", [(DEFS / "pentominoes_10x6.txt", None), (DEFS / "pentominoes_10x6.txt", True),
+                                              (DEFS / "pentominoes_1s_30x3.txt", None), (DEFS / "somacube.txt", True),
+                                              (DATA / "spare_3x3.txt", None), (DEFS / "hexominoes_box_in_diamond.txt", None)])
+def test_in_search_filters_at_the_root_find_what_the_one_shot_filters_find(path, redundancy):
+    cover = Cover.from_puzzle(one(path), redundancy=redundancy)
+    for which, one_shot in (("volume_filter", volume_filter), ("parity_filter", parity_filter),
+                            ("fit_filter", lambda c: fit_filter(c, 1))):
+        kept, _ = one_shot(cover)
+        removed = _root_pass(cover, which)
+        assert cover.n_options - len(removed) == kept.n_options
+        if which == "volume_filter" and path.name == "pentominoes_10x6.txt":
+            assert len(removed) == (128 if redundancy is None else 125)
+        if which == "fit_filter" and path.name == "pentominoes_10x6.txt" and redundancy is None:
+            assert len(removed) == 144
+
+
+def test_parity_violations_in_10x6_appear_only_from_the_ninth_piece():
+    # polycube article, of its fastest configuration (-r -V, filling left to right): "the first parity
+    # violations did not appear until the 9th piece was placed"; FILA's default here is that tree
+    cover, _ = apply_one_shot(Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True), volume=True)
+    r = FilaEngine().solve(cover, Settings(parity_backtrack=1))
+    per = r.stats["parity_backtracks_by_remaining"]
+    assert counts(r) == (2339, 2339, 9356)
+    assert max(n for n, k in enumerate(per) if k) == 3 and sum(per) == r.stats["parity_backtracks"] > 0
+
+
+# -- counts never change -------------------------------------------------------------------------------
+
+CONFIGS = [
+    Settings(parity_backtrack=1), Settings(volume_backtrack=1), Settings(parity_filter=1), Settings(volume_filter=2),
+    Settings(fit_filter=2), Settings(fit_filter=3, fit_rounds=0),
+    Settings(parity_backtrack=1, volume_backtrack=2, parity_filter=3, volume_filter=3, fit_filter=4),
+]
+PUZZLES = [(DEFS / "pentominoes_20x3.txt", True), (DEFS / "somacube.txt", True), (DEFS / "dominoes_6x6.txt", None),
+           (DEFS / "dominoes_4x4.txt", None), (DATA / "spare_3x3.txt", True), (DATA / "stationary_5x5.txt", None),
+           (DATA / "onesided_tetrominoes_6x4.txt", True), (DEFS / "pentominoes_8x8_scott.txt", True)]
+
+
+@pytest.mark.parametrize("path, redundancy", PUZZLES, ids=lambda v: getattr(v, "name", str(v)))
+def test_triggers_and_filters_never_change_covers_unique_or_total(path, redundancy):
+    cover = Cover.from_puzzle(one(path), redundancy=redundancy)
+    want = counts(DlxEngine().solve(cover))
+    for settings_ in CONFIGS:
+        assert counts(DlxEngine().solve(cover, settings_)) == want, settings_
+        # FILA after the first piece: the triggers run inside it too
+        assert counts(FilaEngine().solve(cover, settings_)) == want, settings_
+    shot, _ = apply_one_shot(cover, volume=True, fit_rounds=0, parity=True)
+    assert counts(DlxEngine().solve(shot)) == want
+
+
+def test_10x6_with_every_trigger_and_filter():
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True)
+    for engine in (DlxEngine(), FilaEngine()):
+        r = engine.solve(cover, Settings(parity_backtrack=1, volume_backtrack=5, parity_filter=8, volume_filter=9,
+                                         fit_filter=10))
+        assert counts(r) == (2339, 2339, 9356)
+        assert r.stats["volume_filtered"] > 0 and r.stats["fit_filtered"] > 0 and r.stats["volume_backtracks"] > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(tiled_puzzles(), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
+       st.booleans())
+def test_random_tilings_keep_their_counts_under_any_constraint(text, pb, vb, pf, vf, ff, fila):
+    cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]))
+    want = DlxEngine().solve(cover, limits=Limits(node_limit=100_000))
+    assume(want.status == Status.SOLVED)
+    engine = FilaEngine() if fila else DlxEngine()
+    r = engine.solve(cover, Settings(parity_backtrack=pb, volume_backtrack=vb, parity_filter=pf, volume_filter=vf,
+                                     fit_filter=ff))
+    assert counts(r) == (want.covers, want.unique, want.total) and want.covers >= 1
+
+
+# -- the front ends ------------------------------------------------------------------------------------
+
+
+def _kv(text):
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def test_solve_reports_polycube_counters(capsys):
+    assert main(["solve", "-i", "-q", "-r", "-V", "-p", "-v", "5", "-P", "8", "-F", "10", "--fit-rounds", "0", "--",
+                 str(DEFS / "pentominoes_20x3.txt")]) == 0
+    kv = _kv(capsys.readouterr().out)
+    assert (kv["UNIQUE"], kv["TOTAL"]) == ("2", "8")
+    assert (kv["parityFilter"], kv["fitFilter"], kv["fitRounds"], kv["parityBacktrack"], kv["volumeBacktrack"]) == \
+        ("8", "10", "0", "1", "5")
+    assert int(kv["VOLUME_FILTER_TOTAL"]) == int(kv["VOLUME_FILTER_ONE_SHOT"]) == int(kv["VOLUME_FILTER[12]"]) > 0
+    assert int(kv["FIT_FILTER_TOTAL"]) == sum(int(kv[f"FIT_FILTER[{n:>2}]"]) for n in range(1, 13))
+    for key in ("PARITY_BACKTRACK_TOTAL", "VOLUME_BACKTRACK_TOTAL", "PARITY_FILTER_TOTAL", "PARITY_BACKTRACK[ 1]"):
+        assert key in kv
+
+
+def test_engine_variants_carry_the_constraints():
+    tuning = parse_tuning("dlx", "V13/p/v4/F9/R0/P5", frozenset(cn.SETTING_SLOTS) | {"fit_rounds"})
+    assert tuning == {"volume_filter": 13, "parity_backtrack": 1, "volume_backtrack": 4, "fit_filter": 9,
+                      "fit_rounds": 0, "parity_filter": 5}
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"), redundancy=True)
+    r = get_engine("dlx:V11/p").solve(cover)
+    assert r.variant == "s/p1/V11" and counts(r) == (2, 2, 8)
+    assert get_engine("fila:v3").solve(cover).variant.endswith("/v3")
+
+
+def test_refusals(capsys):
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"))
+    with pytest.raises(UsageError, match="does not implement: parity_backtrack"):
+        get_engine("cpsat").solve(cover, Settings(parity_backtrack=1))
+    with pytest.raises(UsageError, match="need a cover built from a puzzle"):
+        DlxEngine().solve(Cover.from_options([[0, 1], [1]], [1, 1]), Settings(volume_filter=1))
+    with pytest.raises(UsageError, match="needs a number"):
+        parse_tuning("dlx", "Vx", frozenset(cn.SETTING_SLOTS))
+    assert main(["run", "-V", "13", "-e", "dlx", "--no-save", str(DEFS / "pentominoes_20x3.txt")]) == 2
+    assert "dlx:V13" in capsys.readouterr().err
