@@ -14,7 +14,7 @@ import json
 import sys
 import time
 
-from bench.engines import Limits, Settings, Status, check_settings, engine_names, get_engine
+from bench.engines import Limits, Result, Settings, Status, check_settings, engine_names, get_engine
 from bench.errors import BenchError, UsageError
 from bench.facts import format_facts, puzzle_facts
 from bench.inputs import load_puzzles
@@ -56,6 +56,8 @@ def add_parser(sub) -> None:
     p.add_argument("--max-solutions", type=int, metavar="N", help="stop after N covers")
     p.add_argument("--node-limit", type=int, metavar="N", help="stop after N search nodes")
     p.add_argument("--time-limit", type=float, metavar="SECONDS", help="stop after this much solve time")
+    p.add_argument("--no-static-check", action="store_true",
+                   help="search even when a static check (parity, volume, a piece that fits nowhere) proves the puzzle unsolvable")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of solutions and KEY=value lines")
     p.set_defaults(func=run)
 
@@ -230,7 +232,15 @@ def run(args) -> int:
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0,
                                        silent=args.quiet or args.json)
             tracer = _Tracer(cover) if settings.trace and not args.json else None
-            result = engine.solve(cover, settings, Limits(**limits_base), on_solutions=printer, on_trace=tracer)
+            proof = None if args.no_static_check else facts.get("UNSOLVABLE", "no static proof")
+            if proof not in (None, "no static proof"):
+                # proven without search: an exact count of zero
+                result = Result(engine=engine.name, status=Status.SOLVED, covers=0, unique=0, total=0,
+                                message=f"unsolvable without search: {proof}", timings={"solve": 0.0})
+                if not args.json:
+                    print(f"{puzzle.name}: unsolvable without search: {proof}", file=sys.stderr)
+            else:
+                result = engine.solve(cover, settings, Limits(**limits_base), on_solutions=printer, on_trace=tracer)
             result.timings = {"parse": parse_seconds, "encode": encode_seconds, **result.timings}
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:

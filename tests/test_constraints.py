@@ -22,6 +22,7 @@ from bench.models.definition import parse_text
 from bench.models.filters import apply_one_shot, fit_filter, parity_filter, volume_filter
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
+from bench.models.regions import subset_sums
 from bench.native import constraints as cn
 from bench.native.dlx import DlxEngine, Search
 from bench.native.fila import FilaEngine
@@ -83,7 +84,7 @@ def test_subset_sums_match_brute_force(shapes, skip):
     skip = skip if skip < len(shapes) and (skip < 0 or copies[skip] > 0) else -1
     limit = 30
     out = np.zeros(limit + 1, dtype=np.uint8)
-    cn.subset_sums(sizes, copies, skip, limit, out)
+    subset_sums(sizes, copies, skip, limit, out)
     pieces = [int(s) for j, (s, c) in enumerate(shapes) for _ in range(c - (j == skip))]
     want = {sum(sub) for r in range(len(pieces) + 1) for sub in itertools.combinations(pieces, r)}
     assert set(np.flatnonzero(out).tolist()) == {v for v in want if v <= limit}
@@ -116,7 +117,7 @@ def _root_pass(cover, which):
     if which == "volume_filter":
         n = cn.volume_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr,
                                   s.opt_items, nb_ptr, nb, shape_size, region, vol, stack, counts_, reach, mark,
-                                  rmark, cfg, out)
+                                  rmark, out)
     elif which == "parity_filter":
         n = cn.parity_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, opt_par,
                                   opt_pstep, par_ok, cfg[cn.C_PAR_OFFSET], par_d[0], par_s[0], out)
@@ -238,3 +239,17 @@ def test_refusals(capsys):
         parse_tuning("dlx", "Vx", frozenset(cn.SETTING_SLOTS))
     assert main(["run", "-V", "13", "-e", "dlx", "--no-save", str(DEFS / "pentominoes_20x3.txt")]) == 2
     assert "dlx:V13" in capsys.readouterr().err
+
+
+def test_solve_reports_parity_proofs_at_once(capsys):
+    rectangles = str(DEFS / "hexominoes_rectangles.txt")
+    assert main(["solve", "-q", "-i", rectangles]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("SOLUTIONS=0") == 6 and captured.err.count("unsolvable without search: parity") == 6
+    # without the static check, the parity trigger refuses the root: one node, one backtrack
+    assert main(["solve", "-q", "-i", "--no-static-check", "-p", "--", rectangles]) == 0
+    blocks = capsys.readouterr().out.split("PUZZLE_FILE=")[1:]
+    assert len(blocks) == 6
+    for block in blocks:
+        kv = _kv(block)
+        assert (kv["SOLUTIONS"], kv["NODES"], kv["PARITY_BACKTRACK_TOTAL"], kv["PARITY_BACKTRACK[35]"]) == ("0", "1", "1", "1")

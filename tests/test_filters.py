@@ -8,7 +8,8 @@ import pytest
 import bench
 from bench import Cover
 from bench.engines import get_engine
-from bench.models.filters import achievable_volumes, apply_one_shot, fit_filter, volume_filter
+from bench.models.filters import apply_one_shot, fit_filter, volume_filter
+from bench.models.regions import subset_sums
 from conftest import DATA, DEFS
 
 
@@ -61,9 +62,12 @@ def test_filters_never_change_covers_unique_or_total(path, redundancy):
         assert filtered.n_options <= cover.n_options
 
 
-def test_achievable_volumes_is_a_subset_sum():
-    reach = achievable_volumes([5, 5, 4], 20)
+def test_subset_sums_of_pieces_with_one_left_out():
+    reach = np.zeros(21, dtype=np.uint8)
+    subset_sums(np.array([5, 4]), np.array([2, 1]), -1, 20, reach)
     assert np.flatnonzero(reach).tolist() == [0, 4, 5, 9, 10, 14]
+    subset_sums(np.array([5, 4]), np.array([2, 1]), 0, 20, reach)
+    assert np.flatnonzero(reach).tolist() == [0, 4, 5, 9]
 
 
 def test_solve_reports_filter_counters(capsys):

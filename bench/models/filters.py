@@ -11,10 +11,10 @@ still be able to reach the parity of the cells left
 
 **Volume** (polycube ``-V``): place the option alone; every connected region
 of the open cells left must have a volume that some sub-multiset of the
-other pieces adds up to.  The achievable volumes are one subset-sum bitset
-per shape (all pieces but one copy of that shape), built in O(pieces x
-volume) bits: no table indexed by piece states, so memory stays linear in the
-open volume however many piece sizes there are.
+other pieces adds up to.  The achievable volumes are one subset-sum per
+shape (all pieces but one copy of that shape, :func:`subset_sums`), built in
+O(pieces x volume) steps: no table indexed by piece states, so memory stays
+linear in the open volume however many piece sizes there are.
 
 **Fit** (polycube ``-F``): place the option and remove every option that
 conflicts with it; the option goes when some item can no longer reach its
@@ -29,16 +29,7 @@ import numpy as np
 from numba import njit
 
 from bench.errors import UsageError
-
-
-def achievable_volumes(sizes: list[int], limit: int) -> np.ndarray:
-    """``out[v]`` is true when some sub-multiset of ``sizes`` has volume v (``v <= limit``)."""
-    reach = np.zeros(limit + 1, dtype=bool)
-    reach[0] = True
-    for size in sizes:
-        if size <= limit:
-            reach[size:] |= reach[: limit + 1 - size].copy()
-    return reach
+from bench.models.regions import flood, subset_sums
 
 
 def cell_neighbours(puzzle) -> tuple[np.ndarray, np.ndarray]:
@@ -57,37 +48,22 @@ def cell_neighbours(puzzle) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
-def _volume_violations(opt_ptr, opt_items, n_cells, nbr_ptr, nbr, opt_table, reach):
+def _volume_violations(opt_ptr, opt_items, n_cells, nb_ptr, nb, opt_table, reach):
     """Per option: True when placing it alone leaves a region no remaining pieces can fill."""
     n_opt = opt_ptr.shape[0] - 1
     bad = np.zeros(n_opt, dtype=np.bool_)
-    mark = np.full(n_cells, -1, dtype=np.int64)
+    mark = np.zeros(n_cells, dtype=np.int64)
     stack = np.empty(n_cells, dtype=np.int32)
+    region = np.empty(0, dtype=np.int32)
     for o in range(n_opt):
-        tag = 2 * o
+        # the option's own cells are blocked at its gen; every other cell is below it
+        gen = o + 1
         for k in range(opt_ptr[o], opt_ptr[o + 1]):
             if opt_items[k] < n_cells:
-                mark[opt_items[k]] = tag
+                mark[opt_items[k]] = gen
         row = opt_table[o]
         for start in range(n_cells):
-            if mark[start] == tag or mark[start] == tag + 1:
-                continue
-            mark[start] = tag + 1
-            top = 0
-            stack[top] = start
-            top += 1
-            volume = 0
-            while top > 0:
-                top -= 1
-                c = stack[top]
-                volume += 1
-                for k in range(nbr_ptr[c], nbr_ptr[c + 1]):
-                    d = nbr[k]
-                    if mark[d] != tag and mark[d] != tag + 1:
-                        mark[d] = tag + 1
-                        stack[top] = d
-                        top += 1
-            if not reach[row, volume]:
+            if mark[start] < gen and not reach[row, flood(start, gen, nb_ptr, nb, mark, stack, region, -1)]:
                 bad[o] = True
                 break
     return bad
@@ -98,13 +74,12 @@ def volume_filter(cover):
     puzzle = cover.puzzle
     if puzzle is None or cover.n_options == 0:
         return cover, 0
-    sizes = [s.size for s in puzzle.shapes]
-    counts = [s.multiplicity for s in puzzle.shapes]
+    sizes = np.array([s.size for s in puzzle.shapes], dtype=np.int64)
+    counts = np.array([s.multiplicity for s in puzzle.shapes], dtype=np.int64)
     limit = cover.n_cells
-    reach = np.zeros((len(sizes), limit + 1), dtype=np.bool_)
+    reach = np.zeros((len(sizes), limit + 1), dtype=np.uint8)
     for k in range(len(sizes)):
-        others = [size for j, size in enumerate(sizes) for _ in range(counts[j] - (j == k))]
-        reach[k] = achievable_volumes(others, limit)
+        subset_sums(sizes, counts, k, limit, reach[k])
     shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
     nbr_ptr, nbr = cell_neighbours(puzzle)
     bad = _volume_violations(cover.opt_ptr, cover.opt_items, cover.n_cells, nbr_ptr, nbr,

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from bench.errors import UsageError
+from bench.models.regions import flood, subset_sums
 from bench.native.bitfield import test
 
 # slots of the configuration array
@@ -46,54 +47,23 @@ COUNTER_NAMES = ("parity_backtracks", "volume_backtracks", "parity_filtered", "v
 # -- volumes -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def subset_sums(sizes, counts, skip, limit, out):
-    """``out[v] = 1`` when some sub-multiset of the pieces has volume v (``v <= limit``).
-
-    Shape j has ``counts[j]`` pieces of ``sizes[j]`` cells; one piece of
-    shape ``skip`` is left out (-1: none).
-    """
-    out[: limit + 1] = 0
-    out[0] = 1
-    for j in range(sizes.shape[0]):
-        n = counts[j] - (1 if j == skip else 0)
-        size = sizes[j]
-        if size <= 0 or size > limit:
-            continue
-        for _ in range(n):
-            for v in range(limit, size - 1, -1):
-                if out[v - size]:
-                    out[v] = 1
+BLOCKED = np.int64(1) << 62
 
 
 @njit(cache=True)
-def open_regions(n_cells, count, nb_ptr, nb, region, vol, stack):
+def open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack):
     """Label the open cells (``count == 0``) by connected region; returns the number of regions.
 
-    ``region[c]`` is the region of cell c (-1 when filled), ``vol[r]`` its volume.
+    ``region[c]`` is the region of open cell c, ``vol[r]`` its volume; on
+    return ``mark`` is 1 on open cells and :data:`BLOCKED` on filled ones.
     """
     for c in range(n_cells):
-        region[c] = -2 if count[c] == 0 else -1
+        mark[c] = 0 if count[c] == 0 else BLOCKED
     n_reg = 0
     for c in range(n_cells):
-        if region[c] != -2:
-            continue
-        region[c] = n_reg
-        top = 1
-        stack[0] = c
-        v = 0
-        while top > 0:
-            top -= 1
-            x = stack[top]
-            v += 1
-            for k in range(nb_ptr[x], nb_ptr[x + 1]):
-                d = nb[k]
-                if region[d] == -2:
-                    region[d] = n_reg
-                    stack[top] = d
-                    top += 1
-        vol[n_reg] = v
-        n_reg += 1
+        if mark[c] == 0:
+            vol[n_reg] = flood(c, 1, nb_ptr, nb, mark, stack, region, n_reg)
+            n_reg += 1
     return n_reg
 
 
@@ -108,9 +78,9 @@ def piece_counts(n_cells, count, hi, sizes, counts):
 
 
 @njit(cache=True)
-def volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, stack, counts, reach):
+def volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, mark, stack, counts, reach):
     """True when an open region of the DLX state has a volume no sum of pieces left gives."""
-    n_reg = open_regions(n_cells, count, nb_ptr, nb, region, vol, stack)
+    n_reg = open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack)
     total = piece_counts(n_cells, count, hi, shape_size, counts)
     return regions_unfillable(vol, n_reg, total, shape_size, counts, reach)
 
@@ -131,39 +101,24 @@ def regions_unfillable(vol, n_reg, total, sizes, counts, reach):
 
 
 @njit(cache=True)
-def volume_violated_bits(occ, n_local, nb_ptr, nb, left, sizes, vol, mark, stack, reach, cfg):
+def volume_violated_bits(occ, n_local, nb_ptr, nb, left, sizes, vol, mark, stack, reach):
     """:func:`volume_violated` for FILA: the open cells are the clear bits of ``occ``."""
-    cfg[C_GEN] += 1
-    gen = cfg[C_GEN]
-    n_reg = 0
     total = 0
     for s in range(left.shape[0]):
         total += left[s] * sizes[s]
     for c in range(n_local):
-        if mark[c] == gen or test(occ, c):
-            continue
-        mark[c] = gen
-        top = 1
-        stack[0] = c
-        v = 0
-        while top > 0:
-            top -= 1
-            x = stack[top]
-            v += 1
-            for k in range(nb_ptr[x], nb_ptr[x + 1]):
-                d = nb[k]
-                if mark[d] != gen and not test(occ, d):
-                    mark[d] = gen
-                    stack[top] = d
-                    top += 1
-        vol[n_reg] = v
-        n_reg += 1
+        mark[c] = BLOCKED if test(occ, c) else 0
+    n_reg = 0
+    for c in range(n_local):
+        if mark[c] == 0:
+            vol[n_reg] = flood(c, 1, nb_ptr, nb, mark, stack, vol, -1)
+            n_reg += 1
     return regions_unfillable(vol, n_reg, total, sizes, left, reach)
 
 
 @njit(cache=True)
 def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr, nb,
-                       shape_size, region, vol, stack, counts, reach, mark, rmark, cfg, out):
+                       shape_size, region, vol, stack, counts, reach, mark, rmark, out):
     """Options in play whose placement walls off a region no other pieces fill; returns how many, in ``out``.
 
     Regions are labelled once; an option is checked against the regions it
@@ -171,17 +126,19 @@ def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
     touches is flood-filled from its own neighbours.
     """
     n_items = count.shape[0]
-    n_reg = open_regions(n_cells, count, nb_ptr, nb, region, vol, stack)
+    n_reg = open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack)
     piece_counts(n_cells, count, hi, shape_size, counts)
     limit = 0
     for r in range(n_reg):
         limit = max(limit, vol[r])
+    # marks: BLOCKED on filled cells, 1 on open ones; each option checked gets its own gen above 1
+    gen = 1
+    rmark[:n_reg] = 0
     n_out = 0
     for t in range(n_cells, n_items):
         if count[t] >= hi[t] or size[t] == 0:
             continue
-        j = t - n_cells
-        subset_sums(shape_size, counts, j, limit, reach)
+        subset_sums(shape_size, counts, t - n_cells, limit, reach)
         n_bad = 0
         for r in range(n_reg):
             if not reach[vol[r]]:
@@ -189,8 +146,7 @@ def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
         start = set_start[t]
         for k in range(start, start + size[t]):
             o = node_opt[sets[k]]
-            cfg[C_GEN] += 1
-            gen = cfg[C_GEN]
+            gen += 1
             zend = opt_ptr[o + 1]
             touched_bad = 0
             for z in range(opt_ptr[o], zend):
@@ -211,23 +167,7 @@ def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
                     continue
                 for u in range(nb_ptr[c], nb_ptr[c + 1]):
                     d = nb[u]
-                    if region[d] < 0 or mark[d] == gen:
-                        continue
-                    mark[d] = gen
-                    top = 1
-                    stack[0] = d
-                    v = 0
-                    while top > 0:
-                        top -= 1
-                        x = stack[top]
-                        v += 1
-                        for w in range(nb_ptr[x], nb_ptr[x + 1]):
-                            e = nb[w]
-                            if region[e] >= 0 and mark[e] != gen:
-                                mark[e] = gen
-                                stack[top] = e
-                                top += 1
-                    if not reach[v]:
+                    if mark[d] < gen and not reach[flood(d, gen, nb_ptr, nb, mark, stack, region, -1)]:
                         bad = True
                         break
             if bad:

@@ -337,7 +337,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                         phase = BACKUP
                         continue
                 if vb_min > 0 and remaining >= vb_min:
-                    if volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, stack, counts, reach):
+                    if volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, mark, stack, counts,
+                                       reach):
                         counters[K_VOLUME_BT, remaining] += 1
                         phase = BACKUP
                         continue
@@ -350,7 +351,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if vf_min > 0 and remaining >= vf_min:
                     m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
                                            nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark,
-                                           cfg, out)
+                                           out)
                     for q in range(m):
                         state[S_UPDATES] += drop_option(out[q])
                     counters[K_VOLUME_FILTER, remaining] += m

@@ -141,7 +141,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                 counters[K_PARITY_BT, p] += 1
                 return True
         if vb_min > zero and p >= vb_min:
-            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lvol, lmark, lstack, lreach, ccfg):
+            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lvol, lmark, lstack, lreach):
                 counters[K_VOLUME_BT, p] += 1
                 return True
         return False
