@@ -81,8 +81,8 @@ class Settings:
         polycube ``-p`` / ``-v``: after a placement, backtrack on a parity /
         volume violation while at least this many pieces remain (0: off).
     parity_filter, volume_filter, fit_filter : int
-        polycube ``-P`` / ``-V`` / ``-F`` with a count: at each search node
-        below the root, remove the options that would break the constraint,
+        polycube ``-P`` / ``-V`` / ``-F`` with a count: at each DLX node, the
+        root included, remove the options that would break the constraint,
         while at least this many pieces remain (0: off).  The one-shot
         filters before the search are applied to the cover instead
         (:mod:`bench.models.filters`).

@@ -22,7 +22,7 @@ def _layout(cells) -> str:
     return ",".join(" ".join(str(int(v)) for v in c) for c in cells)
 
 
-def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None) -> dict:
+def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons: list[str] | None = None) -> dict:
     """Facts about a puzzle and its encoding, in a fixed order.
 
     Examples
@@ -89,7 +89,8 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None) -> dict
     if expected is not None:
         facts["EXPECTED_UNIQUE"] = expected.unique if expected.unique is not None else "unknown"
         facts["EXPECTED_TOTAL"] = expected.total if expected.total is not None else "unknown"
-    reasons = unsolvable_reasons(cover)
+    if reasons is None:
+        reasons = unsolvable_reasons(cover)
     facts["UNSOLVABLE"] = "; ".join(reasons) if reasons else "no static proof"
     for key, seconds in (timings or {}).items():
         facts[f"{key.upper()}_SECONDS"] = round(seconds, 6)

@@ -19,6 +19,7 @@ from bench.errors import BenchError, UsageError
 from bench.facts import format_facts, puzzle_facts
 from bench.inputs import load_puzzles
 from bench.models.cover import Cover
+from bench.models.diagnose import unsolvable_reasons
 from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.models.tuning import cheapest_redundancy
@@ -191,6 +192,7 @@ def run(args) -> int:
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
+    requests = one_shot_requests(args)
     errors: list[str] = []
     documents = []
     interrupted = False
@@ -205,7 +207,6 @@ def run(args) -> int:
                 cover = Cover.from_puzzle(puzzle, redundancy=redundancy, method=args.redundancy_method)
                 encode_seconds = time.perf_counter() - start
                 start = time.perf_counter()
-                requests = one_shot_requests(args)
                 volume = requests["volume"] or (auto and puzzle.planar)
                 cover, filter_counters = apply_one_shot(cover, volume, requests["fit_rounds"], requests["parity"])
                 filter_seconds = time.perf_counter() - start
@@ -223,8 +224,9 @@ def run(args) -> int:
                 config["volumeFilter"] = -1
             if auto:
                 config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else "."
+            reasons = unsolvable_reasons(cover)
             facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
-                                                 **({"filter": filter_seconds} if filter_counters else {})})
+                                                 **({"filter": filter_seconds} if filter_counters else {})}, reasons)
             facts.update(filter_counters)
             if args.info and not args.json:
                 print("\n".join(f"{k}={v}" for k, v in config.items()))
@@ -232,9 +234,9 @@ def run(args) -> int:
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0,
                                        silent=args.quiet or args.json)
             tracer = _Tracer(cover) if settings.trace and not args.json else None
-            proof = None if args.no_static_check else facts.get("UNSOLVABLE", "no static proof")
-            if proof not in (None, "no static proof"):
+            if reasons and not args.no_static_check:
                 # proven without search: an exact count of zero
+                proof = "; ".join(reasons)
                 result = Result(engine=engine.name, status=Status.SOLVED, covers=0, unique=0, total=0,
                                 message=f"unsolvable without search: {proof}", timings={"solve": 0.0})
                 if not args.json:

@@ -51,20 +51,26 @@ BLOCKED = np.int64(1) << 62
 
 
 @njit(cache=True)
-def open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack):
-    """Label the open cells (``count == 0``) by connected region; returns the number of regions.
+def label_regions(n_cells, nb_ptr, nb, region, vol, mark, stack):
+    """Label the cells ``mark`` leaves open (0; filled ones are :data:`BLOCKED`) by connected region.
 
-    ``region[c]`` is the region of open cell c, ``vol[r]`` its volume; on
-    return ``mark`` is 1 on open cells and :data:`BLOCKED` on filled ones.
+    Returns the number of regions; ``region[c]`` is the region of open cell
+    c, ``vol[r]`` its volume, and ``mark`` ends 1 on every open cell.
     """
-    for c in range(n_cells):
-        mark[c] = 0 if count[c] == 0 else BLOCKED
     n_reg = 0
     for c in range(n_cells):
         if mark[c] == 0:
             vol[n_reg] = flood(c, 1, nb_ptr, nb, mark, stack, region, n_reg)
             n_reg += 1
     return n_reg
+
+
+@njit(cache=True)
+def open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack):
+    """:func:`label_regions` of the open cells (``count == 0``) of a DLX state."""
+    for c in range(n_cells):
+        mark[c] = 0 if count[c] == 0 else BLOCKED
+    return label_regions(n_cells, nb_ptr, nb, region, vol, mark, stack)
 
 
 @njit(cache=True)
@@ -101,18 +107,14 @@ def regions_unfillable(vol, n_reg, total, sizes, counts, reach):
 
 
 @njit(cache=True)
-def volume_violated_bits(occ, n_local, nb_ptr, nb, left, sizes, vol, mark, stack, reach):
+def volume_violated_bits(occ, n_local, nb_ptr, nb, left, sizes, region, vol, mark, stack, reach):
     """:func:`volume_violated` for FILA: the open cells are the clear bits of ``occ``."""
     total = 0
     for s in range(left.shape[0]):
         total += left[s] * sizes[s]
     for c in range(n_local):
         mark[c] = BLOCKED if test(occ, c) else 0
-    n_reg = 0
-    for c in range(n_local):
-        if mark[c] == 0:
-            vol[n_reg] = flood(c, 1, nb_ptr, nb, mark, stack, vol, -1)
-            n_reg += 1
+    n_reg = label_regions(n_local, nb_ptr, nb, region, vol, mark, stack)
     return regions_unfillable(vol, n_reg, total, sizes, left, reach)
 
 
@@ -281,7 +283,6 @@ class Constraints:
     opt_par: np.ndarray
     opt_pstep: np.ndarray
     par_ok: np.ndarray
-    par_root: tuple[int, int]
     shape_size: np.ndarray
     nb_ptr: np.ndarray
     nb: np.ndarray
@@ -294,16 +295,6 @@ class Constraints:
         """The tuple the DLX kernel takes (see :func:`bench.native.dlx.dlx_search`)."""
         return (self.cfg, self.opt_par, self.opt_pstep, self.par_ok, self.shape_size, self.nb_ptr, self.nb,
                 self.counters, self.par_d, self.par_s) + self.scratch
-
-    @property
-    def parity(self) -> bool:
-        """True when the search must keep the parity state per level."""
-        return bool(self.cfg[C_PARITY_BT] or self.cfg[C_PARITY_FILTER])
-
-    @property
-    def any(self) -> bool:
-        """True when some trigger or filter is on."""
-        return bool(self.cfg[:C_FIT_FILTER + 1].any())
 
     def stats(self) -> dict:
         """Totals and per-level lists of what the triggers and filters did."""
@@ -383,4 +374,4 @@ def build_constraints(cover, settings, n_pieces: int, depth: int) -> Constraints
     par_d = np.zeros(depth + 1, dtype=np.int64)
     par_s = np.zeros(depth + 1, dtype=np.int64)
     par_d[0], par_s[0] = root
-    return Constraints(cfg, opt_par, opt_pstep, par_ok, root, shape_size, nb_ptr, nb, counters, par_d, par_s, scratch)
+    return Constraints(cfg, opt_par, opt_pstep, par_ok, shape_size, nb_ptr, nb, counters, par_d, par_s, scratch)

@@ -95,7 +95,8 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
     they act below the hand-off node, which DLX has checked.
     """
-    (ccfg, par_ok, img_par, img_pstep, fpar, counters, lnb_ptr, lnb, lsize, lvol, lmark, lstack, lreach) = fcons
+    (ccfg, par_ok, img_par, img_pstep, fpar, counters, lnb_ptr, lnb, lsize, lregion, lvol, lmark, lstack,
+     lreach) = fcons
     pb_min = np.uint64(ccfg[C_PARITY_BT])
     vb_min = np.uint64(ccfg[C_VOLUME_BT])
     poff = ccfg[C_PAR_OFFSET]
@@ -141,7 +142,8 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                 counters[K_PARITY_BT, p] += 1
                 return True
         if vb_min > zero and p >= vb_min:
-            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lvol, lmark, lstack, lreach):
+            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lregion, lvol, lmark, lstack,
+                                    lreach):
                 counters[K_VOLUME_BT, p] += 1
                 return True
         return False
@@ -641,7 +643,8 @@ class FilaRun:
         n_cells = search.cover.n_cells
         open_shapes = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
         return (cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
-                cons.shape_size[open_shapes], np.zeros(cells + 1, dtype=np.int32), np.zeros(cells, dtype=np.int64),
+                cons.shape_size[open_shapes], np.zeros(cells, dtype=np.int32), np.zeros(cells + 1, dtype=np.int32),
+                np.zeros(cells, dtype=np.int64),
                 np.zeros(max(cells, 1), dtype=np.int32), np.zeros(cells + 1, dtype=np.uint8))
 
     def slice(self, budget: int) -> int:
