@@ -88,6 +88,11 @@ class Settings:
         (:mod:`bench.models.filters`).
     fit_rounds : int
         Passes of the fit filter at each node (0: until nothing changes).
+    prefix : tuple of (int, tuple of int)
+        A sub-problem of a split (:mod:`bench.parallel.split`): per level from
+        the root, the option placed and the options excluded before it (the
+        siblings an identical-piece branch had tweaked out).  Empty: the whole
+        search.
     """
 
     order: str | None = None
@@ -102,6 +107,7 @@ class Settings:
     volume_filter: int = 0
     fit_filter: int = 0
     fit_rounds: int = 1
+    prefix: tuple = ()
 
     def requested(self) -> set[str]:
         """Names of the settings that differ from their defaults."""

@@ -121,7 +121,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                kind, table, rank, n_cells, n_pieces,
                cell_inv, opt_map, opt_gmask, grid, classify,
                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace,
-               handoff_at, handoff_cells, handoff_shapes, cons):
+               handoff_at, handoff_cells, handoff_shapes, cons, path):
     """Run the search from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE (search exhausted), PAUSED (budget spent), FULL_STOP
@@ -139,6 +139,17 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     at every node from the root, after the cover check and before the
     hand-off, so FILA receives the filtered options; an option a filter
     removes goes out like any other and comes back when the level is undone.
+
+    ``path`` is ``(base, force_opt, force_ex_ptr, force_ex, sample, sprod,
+    est)``.  The first ``base`` levels replay a sub-problem's prefix: level
+    L drops the options ``force_ex[force_ex_ptr[L]:force_ex_ptr[L+1]]`` (the
+    siblings an identical-piece branch had already tweaked out) and places
+    ``force_opt[L]``; nodes, attempts, fits and updates above ``base`` are
+    the splitter's and are not counted again, and no hand-off happens there.
+    With ``sample`` set, every node tries one uniformly random branch (Knuth's
+    random path): ``sprod[L]`` is the product of the branching degrees above
+    level L, and ``est`` accumulates nodes, attempts and complete covers each
+    weighted by it, so one call is one unbiased estimate of the tree's size.
     """
     (cfg, opt_par, opt_pstep, par_ok, shape_size, nb_ptr, nb, counters, par_d, par_s,
      region, vol, stack, counts, reach, mark, rmark, dec, tstamp, ostamp, tlist, out) = cons
@@ -149,6 +160,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     ff_min = cfg[C_FIT_FILTER]
     fit_rounds = cfg[C_FIT_ROUNDS]
     poff = cfg[C_PAR_OFFSET]
+    base, force_opt, force_ex_ptr, force_ex, sample, sprod, est = path
     track = pb_min > 0 or pf_min > 0
     checks = track or vb_min > 0 or vf_min > 0 or ff_min > 0
     n_items = np.uint32(size.shape[0])
@@ -319,11 +331,16 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             if state[S_NODES] >= nodes_end:
                 status = PAUSED
                 break
-            state[S_NODES] += 1
+            if level > base or base == 0:
+                state[S_NODES] += 1
+            if sample and level >= base:
+                est[0] += sprod[level]
             remaining = n_pieces - level
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
                 phase = BACKUP
+                if sample and done:
+                    est[2] += sprod[level]
                 status = record_cover(chosen, level, classify and done, state, opt_ptr, opt_items, n_cells, cell_inv,
                                       opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight, max_solutions, stream)
                 if status != DONE:
@@ -346,14 +363,18 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep,
                                            par_ok, poff, par_d[level], par_s[level], out)
                     for q in range(m):
-                        state[S_UPDATES] += drop_option(out[q])
+                        n = drop_option(out[q])
+                        if level >= base:
+                            state[S_UPDATES] += n
                     counters[K_PARITY_FILTER, remaining] += m
                 if vf_min > 0 and remaining >= vf_min:
                     m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
                                            nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark,
                                            out)
                     for q in range(m):
-                        state[S_UPDATES] += drop_option(out[q])
+                        n = drop_option(out[q])
+                        if level >= base:
+                            state[S_UPDATES] += n
                     counters[K_VOLUME_FILTER, remaining] += m
                 if ff_min > 0 and remaining >= ff_min:
                     r = 0
@@ -362,11 +383,46 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                         m = fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
                                             dec, tstamp, ostamp, tlist, cfg, out)
                         for q in range(m):
-                            state[S_UPDATES] += drop_option(out[q])
+                            n = drop_option(out[q])
+                            if level >= base:
+                                state[S_UPDATES] += n
                         counters[K_FIT_FILTER, remaining] += m
                         if m == 0:
                             break
-            if handoff_at > 0 and remaining <= handoff_at and not (level == 0 and first_item >= 0):
+            if level < base:
+                # replay the prefix: the same state the splitter reached, counted by it already
+                o = force_opt[level]
+                save(2 * level)
+                for q in range(force_ex_ptr[level], force_ex_ptr[level + 1]):
+                    drop_option(force_ex[q])
+                x = opt_ptr[o]
+                b = opt_items[x]
+                branch[level] = b
+                mode[level] = 2
+                count[b] += 1
+                if count[b] == lo[b]:
+                    unlist(b)
+                if count[b] == hi[b]:
+                    close(b, False)
+                else:
+                    drop_option(o)
+                if commit(o, x) < 0:
+                    uncommit(o, x)
+                    if count[b] == lo[b]:
+                        relist(b)
+                    count[b] -= 1
+                    restore(2 * level)
+                    phase = BACKUP
+                    continue
+                node[level] = x
+                chosen[level] = o
+                if track:
+                    par_d[level + 1] = par_d[level] - opt_par[o]
+                    par_s[level + 1] = par_s[level] - opt_pstep[o]
+                level += 1
+                continue
+            if (handoff_at > 0 and remaining <= handoff_at and not sample and level >= base
+                    and not (level == 0 and first_item >= 0)):
                 # hand the branch over unless an item is forced (0 or 1 options) or too many cells are open
                 least = 1 << 30
                 open_cells = 0
@@ -408,9 +464,22 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 save(2 * level + 1)
                 cur[level] = set_start[b]
                 end[level] = set_start[b] + U(size[b])
+                if sample:
+                    degree = size[b]
+                    cur[level] += U(np.random.randint(0, degree))
+                    end[level] = cur[level] + one
+                    est[1] += sprod[level] * degree
+                    sprod[level + 1] = sprod[level] * degree
                 phase = TRY
             else:
                 mode[level] = 1
+                if sample:
+                    # the k-th branch of an identical-piece item: the k-1 before it tweaked out
+                    degree = size[b] - need + 1
+                    for q in range(np.random.randint(0, degree)):
+                        drop_option(node_opt[sets[set_start[b] + U(size[b]) - one]])
+                    est[1] += sprod[level] * degree
+                    sprod[level + 1] = sprod[level] * degree
                 phase = MULTI
         elif phase == TRY:
             b = branch[level]
@@ -501,6 +570,19 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             uncommit(o, x)
             if mode[level] == 0:
                 phase = TRY
+            elif mode[level] == 2:
+                if count[b] == lo[b]:
+                    relist(b)
+                count[b] -= 1
+                restore(2 * level)
+                continue
+            elif sample:
+                # one random branch per node: this identical-piece level is done
+                if count[b] == lo[b]:
+                    relist(b)
+                count[b] -= 1
+                restore(2 * level)
+                continue
             else:
                 # tweak: the option just tried stays out for the rest of this branch
                 if count[b] == lo[b]:
@@ -515,6 +597,12 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     state[S_LEVEL] = level
     state[S_PHASE] = phase
     return status
+
+
+@njit(cache=True)
+def seed_random(seed):
+    """Seed the generator the kernels draw from (numba keeps its own, apart from NumPy's)."""
+    np.random.seed(seed)
 
 
 # -- building the sets -------------------------------------------------------------------
@@ -585,7 +673,8 @@ class Search:
     BATCH = 4096
 
     def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
-                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0):
+                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0,
+                 batch: int | None = None):
         self.cover = cover
         # ``handoff(search)`` returns a sub-search (``.slice(budget) -> code``) for the branch at hand
         self.handoff = handoff
@@ -622,7 +711,7 @@ class Search:
         self.stream = on_solutions is not None
         self.keep = limits.keep_solutions
         # with a trace, every solution is handed out at once so output stays in search order
-        capacity = (1 if settings.trace else self.BATCH) if self.stream else self.keep
+        capacity = (batch or (1 if settings.trace else self.BATCH)) if self.stream else self.keep
         self.sol_buf = np.zeros((capacity, depth + 1), dtype=np.int32)
         self.sol_len = np.zeros(capacity, dtype=np.int32)
         self.sol_weight = np.zeros(capacity, dtype=np.int64)
@@ -631,6 +720,14 @@ class Search:
         self.first_item = -1 if settings.first_item is None else int(settings.first_item)
         self.constraints = build_constraints(cover, settings, self.n_pieces, depth)
         self.cons_args = self.constraints.args()
+        self.base = len(settings.prefix)
+        force_opt = np.array([o for o, _ in settings.prefix] + [0], dtype=np.int32)
+        force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
+        force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in settings.prefix], dtype=np.int32)
+        force_ex = np.array([e for _, ex in settings.prefix for e in ex] + [0], dtype=np.int32)
+        self.sprod = np.ones(depth + 2, dtype=np.float64)
+        self.est = np.zeros(3, dtype=np.float64)
+        self.path_args = (self.base, force_opt, force_ex_ptr, force_ex, False, self.sprod, self.est)
 
     def run(self) -> Status:
         """Search until done or a limit stops it."""
@@ -691,7 +788,7 @@ class Search:
             sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
             self.sol_buf, self.sol_len, self.sol_weight, self.stream,
             self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace,
-            self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args)
+            self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
         if code == HANDOFF:
             self.sub = self.handoff(self)
             return PAUSED
@@ -709,8 +806,35 @@ class Search:
         if notify and self.on_solutions is not None:
             self.on_solutions(batch, self.sol_weight[:stored].tolist())
 
+    def sample(self, trials: int, seed: int) -> np.ndarray:
+        """``trials`` random paths (Knuth's estimator); one row per path: nodes, attempts, complete covers.
+
+        Each row is an unbiased estimate of the search below the prefix down to
+        the goal (pieces left), for this search's heuristics and constraints.
+        """
+        seed_random(seed)
+        self.path_args = self.path_args[:4] + (True,) + self.path_args[5:]
+        rows = np.zeros((trials, 3), dtype=np.float64)
+        try:
+            for t in range(trials):
+                self.est[:] = 0.0
+                self.state[S_LEVEL] = 0
+                self.state[S_PHASE] = FORWARD
+                while self._slice(1 << 40) != DONE:
+                    self.state[S_STORED] = 0
+                rows[t] = self.est
+        finally:
+            self.path_args = self.path_args[:4] + (False,) + self.path_args[5:]
+        return rows
+
     def stats(self) -> dict:
-        """Machine-independent counters, per number of remaining pieces where it applies."""
+        """Machine-independent counters, per number of remaining pieces where it applies.
+
+        A sub-problem's counters cover only the levels below its prefix: the
+        splitter counted the ones above, so that the parts add up.
+        """
+        if self.base:
+            self.constraints.counters[:, self.n_pieces - self.base + 1:] = 0
         return {
             "nodes": int(self.state[S_NODES]),
             "updates": int(self.state[S_UPDATES]),
@@ -728,7 +852,7 @@ class DlxEngine:
     """The native DLX engine (see the module docstring)."""
 
     name = "dlx"
-    supported = frozenset({"order", "goal", "first_item", "trace", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
+    supported = frozenset({"order", "goal", "first_item", "trace", "prefix", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
         self.tuning = parse_tuning(self.name, variant, frozenset({"order"}) | CONSTRAINTS)

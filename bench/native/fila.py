@@ -728,7 +728,7 @@ class FilaEngine:
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
-    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
+    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "prefix", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)

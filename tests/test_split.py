@@ -1,0 +1,146 @@
+"""Splitting a search: the sub-problems partition the tree, so counts and counters add up exactly."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import bench
+from bench import Cover
+from bench.engines import Settings, get_engine
+from bench.native import fila
+from bench.parallel.split import SubProblem, merge_stats, split
+from conftest import DEFS
+
+ADDITIVE = ("covers", "unique", "total")
+COUNTERS = ("nodes", "attempts", "fits", "updates", "dead_ends")
+
+
+def solve_parts(engine, cover, settings_, parts):
+    results = [engine.solve(cover, replace(settings_, prefix=s.prefix)) for s in parts.subproblems]
+    counts = tuple(sum(getattr(r, key) for r in results) for key in ADDITIVE)
+    return counts, merge_stats([parts.stats] + [r.stats for r in results])
+
+
+@pytest.fixture(scope="module")
+def p10x6():
+    [puzzle] = bench.load(DEFS / "pentominoes_10x6.txt")
+    return Cover.from_puzzle(puzzle, redundancy=True)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 4])
+def test_dlx_parts_add_up_to_the_whole_search(p10x6, depth):
+    engine = get_engine("dlx")
+    whole = engine.solve(p10x6)
+    parts = split(p10x6, Settings(), depth)
+    counts, stats = solve_parts(engine, p10x6, Settings(), parts)
+    assert counts == (whole.covers, whole.unique, whole.total) == (2339, 2339, 9356)
+    for key in COUNTERS:
+        assert stats[key] == whole.stats[key], key
+    assert stats["fits_by_remaining"] == whole.stats["fits_by_remaining"]
+
+
+def test_the_split_is_deterministic_and_in_search_order(p10x6):
+    a, b = split(p10x6, Settings(), 2), split(p10x6, Settings(), 2)
+    assert a.subproblems == b.subproblems
+    assert [s.ident for s in a.subproblems] == [str(k) for k in range(len(a.subproblems))]
+    sub = a.subproblems[5]
+    assert SubProblem.from_json(sub.to_json()) == sub
+
+
+def test_refining_one_sub_problem_keeps_the_partition(p10x6):
+    engine = get_engine("dlx")
+    top = split(p10x6, Settings(), 1)
+    big = top.subproblems[0]
+    deeper = split(p10x6, Settings(), 2, parent=big)
+    assert all(s.ident.startswith(big.ident + ".") for s in deeper.subproblems)
+    alone = engine.solve(p10x6, Settings(prefix=big.prefix))
+    counts, stats = solve_parts(engine, p10x6, Settings(), deeper)
+    assert counts == (alone.covers, alone.unique, alone.total)
+    assert stats["fits"] == alone.stats["fits"] and stats["nodes"] == alone.stats["nodes"]
+
+
+def test_fila_parts_above_the_hand_off_reproduce_the_tree(p10x6):
+    engine = get_engine("fila")
+    resolved = fila.resolve(p10x6, Settings())
+    whole = engine.solve(p10x6, resolved)
+    parts = split(p10x6, resolved, 1)
+    counts, stats = solve_parts(engine, p10x6, resolved, parts)
+    assert counts == (whole.covers, whole.unique, whole.total)
+    assert (stats["fits"], stats["attempts"]) == (whole.stats["fits"], whole.stats["attempts"])
+    # below the hand-off DLX runs deeper: another tree, the same counts
+    counts, _ = solve_parts(engine, p10x6, resolved, split(p10x6, resolved, 3))
+    assert counts == (2339, 2339, 9356)
+
+
+def test_constraints_in_the_replayed_levels(p10x6):
+    engine = get_engine("dlx")
+    tuned = Settings(volume_filter=8, parity_backtrack=1, volume_backtrack=5)
+    whole = engine.solve(p10x6, tuned)
+    counts, stats = solve_parts(engine, p10x6, tuned, split(p10x6, tuned, 3))
+    assert counts == (2339, 2339, 9356)
+    for key in ("fits", "nodes", "volume_filtered", "volume_backtracks", "parity_backtracks"):
+        assert stats[key] == whole.stats[key], key
+
+
+@st.composite
+def multiplicity_covers(draw):
+    """Random covers whose first item needs several options: the splitter meets identical-piece branches."""
+    n_items = draw(st.integers(3, 7))
+    options = draw(st.lists(st.lists(st.integers(1, n_items - 1), min_size=1, max_size=3, unique=True),
+                            min_size=3, max_size=16))
+    options = [[0] + o for o in options] + draw(st.lists(st.lists(st.integers(1, n_items - 1), min_size=1,
+                                                                   max_size=2, unique=True), max_size=6))
+    k = draw(st.integers(1, 3))
+    hi = [k + draw(st.integers(0, 1))] + [1] * (n_items - 1)
+    lo = [k] + [draw(st.sampled_from([0, 1, 1])) for _ in range(n_items - 1)]
+    distinct = sorted({tuple(sorted(o)) for o in options if any(lo[i] for i in o)})
+    return Cover.from_options(distinct, lo, hi), draw(st.integers(1, 3))
+
+
+@settings(max_examples=150, deadline=None)
+@given(multiplicity_covers())
+def test_identical_piece_branches_split_without_double_counting(case):
+    cover, depth = case
+    engine = get_engine("dlx")
+    first = Settings(first_item=0)
+    whole = engine.solve(cover, first)
+    if whole.covers == 0 or depth >= max(1, int(cover.item_hi.sum())):
+        return
+    try:
+        parts = split(cover, first, depth)
+    except ValueError:
+        return
+    counts, stats = solve_parts(engine, cover, first, parts)
+    assert counts[0] == whole.covers
+    assert stats["fits"] == whole.stats["fits"] and stats["nodes"] == whole.stats["nodes"]
+    seen = set()
+    for sub in parts.subproblems:
+        for cover_options in engine.solve(cover, replace(first, prefix=sub.prefix),
+                                          limits=bench.engines.Limits(keep_solutions=10**6)).solutions:
+            key = tuple(sorted(int(o) for o in cover_options))
+            assert key not in seen
+            seen.add(key)
+    assert len(seen) == whole.covers
+
+
+def test_merge_stats_adds_numbers_lists_and_fila_totals():
+    merged = merge_stats([{"fits": 2, "by": [1, 2], "fila": {"handoffs": 1, "max_cells": 40}},
+                          {"fits": 3, "by": [1, 0, 5], "fila": {"handoffs": 2, "max_cells": 30}}])
+    assert merged == {"fits": 5, "by": [2, 2, 5], "fila": {"handoffs": 3, "max_cells": 40}}
+    assert np.isclose(merge_stats([{"x": 0.5}, {"x": 0.25}])["x"], 0.75)
+
+
+def test_identical_piece_branch_carries_its_tweaked_siblings():
+    # item 0 needs two of four options: three branches, the k-th excluding the k-1 taken before it
+    cover = Cover.from_options([[0, 1], [0, 2], [0, 3], [0, 4]], [2, 0, 0, 0, 0], [2, 1, 1, 1, 1])
+    first = Settings(first_item=0)
+    parts = split(cover, first, 1)
+    assert [len(s.prefix[0][1]) for s in parts.subproblems] == [0, 1, 2]
+    engine = get_engine("dlx")
+    counts = [engine.solve(cover, replace(first, prefix=s.prefix)).covers for s in parts.subproblems]
+    assert counts == [3, 2, 1]
