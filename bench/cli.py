@@ -30,7 +30,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench import __version__, report, results, run, solve
+from bench import __version__, estimate, report, results, run, solve
 from bench.errors import BenchError
 from bench.expected import FILE_NAME, expected_for, load_expected
 from bench.facts import format_facts, puzzle_facts
@@ -167,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve.add_parser(sub)
     run.add_parser(sub)
+    estimate.add_parser(sub)
 
     rep = sub.add_parser("report", help="render stored result files as Markdown (or CSV); runs no solver")
     rep.add_argument("results", nargs="+", metavar="RESULT", help="result files written by bench run")

@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from bench.engines import Limits, Result, Settings, Status, check_settings, engine_names, get_engine
 from bench.errors import BenchError, UsageError
@@ -25,6 +26,7 @@ from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.models.tuning import cheapest_redundancy
 from bench.native import fila
 from bench.output import layout_lines, parse_format, render
+from bench.parallel.cli import add_parallel_arguments, parallel_options, sample_spec, solve_maybe_parallel
 
 
 def add_parser(sub) -> None:
@@ -60,6 +62,16 @@ def add_parser(sub) -> None:
     p.add_argument("--no-static-check", action="store_true",
                    help="search even when a static check (parity, volume, a piece that fits nowhere) proves the puzzle unsolvable")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of solutions and KEY=value lines")
+    add_parallel_arguments(p)
+    p.add_argument("--journal", type=Path, metavar="FILE",
+                   help="checkpoint journal of a split run (default results/journals/PUZZLE-ENGINE-KEY.jsonl)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the split run whose journal matches this puzzle, engine and settings")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="progress bar on standard error (default: on a terminal, once a run lasts 2 s)")
+    p.add_argument("-s", "--sample", metavar="T[,R[,SEED]]",
+                   help="estimate the search instead of running it: T random paths (Knuth), stopping with R "
+                        "pieces left (default 0), seeded with SEED (default 1); see also bench estimate")
     p.set_defaults(func=run)
 
 
@@ -170,6 +182,8 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     lines.append(f"NO_FITS_TOTAL={stats.get('attempts', 0) - stats.get('fits', 0)}")
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
+    for key, value in stats.get("parallel", {}).items():
+        lines.append(f"PARALLEL_{key.upper()}={value}")
     lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
@@ -193,7 +207,9 @@ def run(args) -> int:
         raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     requests = one_shot_requests(args)
+    parallel = parallel_options(args)
     errors: list[str] = []
+    failed: list[str] = []
     documents = []
     interrupted = False
     for path in args.files:
@@ -241,8 +257,18 @@ def run(args) -> int:
                                 message=f"unsolvable without search: {proof}", timings={"solve": 0.0})
                 if not args.json:
                     print(f"{puzzle.name}: unsolvable without search: {proof}", file=sys.stderr)
+            elif args.sample:
+                trials, goal, seed = sample_spec(args.sample)
+                from bench.native.sampling import estimate_tree
+
+                estimate = estimate_tree(cover, settings, trials, seed, goal)
+                print("\n".join(f"ESTIMATE_{k.upper()}={v:.6g}" if isinstance(v, float) else f"ESTIMATE_{k.upper()}={v}"
+                                for k, v in estimate.to_json().items()))
+                continue
             else:
-                result = engine.solve(cover, settings, Limits(**limits_base), on_solutions=printer, on_trace=tracer)
+                result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
+                                              printing=not (args.quiet or args.json),
+                                              on_solutions=printer, on_trace=tracer)
             result.timings = {"parse": parse_seconds, "encode": encode_seconds, **result.timings}
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:
@@ -252,6 +278,10 @@ def run(args) -> int:
                     "timings": result.timings, "cover_hash": result.cover_hash}})
             elif args.info:
                 print("\n".join(result_lines(result, n_pieces, filter_counters)))
+            if result.status == Status.ERROR:
+                failed.append(f"{puzzle.name}: {result.message}")
+            elif result.message and result.status != Status.SOLVED and not args.json:
+                print(f"{puzzle.name}: {result.message}", file=sys.stderr)
             interrupted = interrupted or result.status == Status.INTERRUPTED
             if interrupted:
                 break
@@ -260,12 +290,12 @@ def run(args) -> int:
     if args.json:
         json.dump(documents, sys.stdout, indent=2)
         sys.stdout.write("\n")
-    for message in errors:
+    for message in errors + failed:
         print(message, file=sys.stderr)
     if interrupted:
         print("bench: interrupted; the counts above are partial", file=sys.stderr)
         return 130
-    return 2 if errors else 0
+    return 2 if errors else (1 if failed else 0)
 
 
 class _SolutionPrinter:

@@ -1,0 +1,98 @@
+"""``bench estimate``: the size of a search from random paths, without running it.
+
+Each estimate averages ``--trials`` random root-to-leaf paths of the DLX
+tree (Knuth's estimator, :mod:`bench.native.sampling`) under the same
+heuristics and constraints as ``bench solve``; ``--repeat K`` draws K
+independent estimates (seeds SEED..SEED+K-1) so the spread shows, and
+``--check`` also runs the search and prints each estimate's ratio to the
+true node count.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+from bench.engines import Settings
+from bench.errors import BenchError, UsageError
+from bench.inputs import load_puzzles
+from bench.models.cover import Cover
+from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
+from bench.native.dlx import DlxEngine
+from bench.native.sampling import estimate_tree
+
+
+def add_parser(sub) -> None:
+    """Register the ``estimate`` subcommand."""
+    p = sub.add_parser("estimate", help="estimate a search's nodes, fits and covers from random paths",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
+    p.add_argument("-r", "--redundancy", nargs="?", const="#", metavar="PIECE",
+                   help="rotational-redundancy filter (# or no PIECE: picked; . or absent: off)")
+    add_filter_arguments(p)
+    p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, as in bench solve (default s)")
+    p.add_argument("--trials", type=int, default=1000, metavar="T", help="random paths per estimate (default 1000)")
+    p.add_argument("-g", "--goal", type=int, default=0, metavar="R", help="paths stop with R pieces left (default 0)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the first estimate (default 1)")
+    p.add_argument("--repeat", type=int, default=1, metavar="K", help="independent estimates (default 1)")
+    p.add_argument("--check", action="store_true", help="also run the DLX search and compare (slow on big puzzles)")
+    p.add_argument("--json", action="store_true", help="print one JSON document")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    """Estimate every puzzle of ``args.files``; returns the exit status."""
+    if args.trials < 1 or args.repeat < 1 or args.goal < 0:
+        raise UsageError("--trials and --repeat must be >= 1, --goal >= 0")
+    redundancy = True if args.redundancy == "#" else (None if args.redundancy in (".", None) else args.redundancy)
+    requests = one_shot_requests(args)
+    errors: list[str] = []
+    documents = []
+    for path in args.files:
+        for puzzle, _ in load_puzzles(path, errors):
+            try:
+                cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+                cover, _ = apply_one_shot(cover, requests["volume"], requests["fit_rounds"], requests["parity"])
+                settings = Settings(order=args.order, **in_search_settings(args))
+                start = time.perf_counter()
+                estimates = [estimate_tree(cover, settings, args.trials, args.seed + k, args.goal)
+                             for k in range(args.repeat)]
+                seconds = (time.perf_counter() - start) / args.repeat
+                true = None
+                if args.check:
+                    true = DlxEngine().solve(cover, Settings(order=args.order, goal=args.goal,
+                                                             **in_search_settings(args))).stats
+            except BenchError as exc:
+                errors.append(f"{puzzle.name}: {exc}")
+                continue
+            doc = summary(puzzle.name, estimates, seconds, true)
+            documents.append(doc)
+            if not args.json:
+                print("\n".join(f"{k}={v}" for k, v in doc.items()))
+    if args.json:
+        print(json.dumps(documents, indent=2))
+    for message in errors:
+        print(message, file=sys.stderr)
+    return 2 if errors else 0
+
+
+def summary(name: str, estimates: list, seconds: float, true: dict | None) -> dict:
+    """The KEY=value lines of one puzzle: median and range of the estimates, and the check."""
+    nodes = [e.nodes for e in estimates]
+    doc = {"PUZZLE": name, "TRIALS": estimates[0].trials, "ESTIMATES": len(estimates),
+           "ESTIMATE_NODES": round(statistics.median(nodes)),
+           "ESTIMATE_NODES_MIN": round(min(nodes)), "ESTIMATE_NODES_MAX": round(max(nodes)),
+           "ESTIMATE_NODES_P10": round(statistics.median(e.nodes_low for e in estimates)),
+           "ESTIMATE_NODES_P90": round(statistics.median(e.nodes_high for e in estimates)),
+           "ESTIMATE_FITS": round(statistics.median(e.attempts for e in estimates)),
+           "ESTIMATE_COVERS": round(statistics.median(e.covers for e in estimates), 1),
+           "SECONDS_PER_ESTIMATE": round(seconds, 4)}
+    if true is not None:
+        ratios = [n / true["nodes"] for n in nodes]
+        doc.update({"NODES": true["nodes"], "FITS": true["fits"],
+                    "RATIO_MIN": round(min(ratios), 3), "RATIO_MEDIAN": round(statistics.median(ratios), 3),
+                    "RATIO_MAX": round(max(ratios), 3),
+                    "WITHIN_FACTOR_2": sum(0.5 <= r <= 2 for r in ratios)})
+    return doc

@@ -1,0 +1,128 @@
+"""Where sub-problems run: worker processes on this machine, or a Dask cluster.
+
+Both yield ``(sub_problem, outcome)`` as sub-problems finish, where the
+outcome is the record :func:`solve_one` returns or the exception that
+ended it.  Local workers are forked after the parent has compiled the
+kernels, so they start warm and share the cover without copying it; a
+worker that dies breaks the pool, which is rebuilt and given every
+sub-problem not yet finished (a few times, then the rest are reported as
+errors).  On a cluster the cover is scattered once to every worker, tasks
+carry only their prefix, and Dask itself reschedules the tasks of a worker
+that dies; a task that raises is retried twice.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
+
+from bench.errors import UsageError
+
+MAX_POOL_RESTARTS = 3
+
+_payload = None
+
+
+def solve_one(payload, prefix: tuple) -> dict:
+    """Solve one sub-problem: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters."""
+    cover, engine, settings = payload
+    engine.warm_up()
+    result = engine.solve(cover, replace(settings, prefix=prefix))
+    return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
+            "stats": result.stats, "seconds": result.timings.get("solve", 0.0)}
+
+
+def _install(payload) -> None:
+    global _payload
+    _payload = payload
+
+
+def _solve_installed(prefix: tuple) -> dict:
+    return solve_one(_payload, prefix)
+
+
+def local_results(payload, subproblems: list, workers: int):
+    """Solve ``subproblems`` (in this order) on ``workers`` forked processes; yields as they finish."""
+    pending = {sub.ident: sub for sub in subproblems}
+    restarts = 0
+    context = multiprocessing.get_context("fork")
+    while pending:
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install, initargs=(payload,))
+        broken = False
+        try:
+            futures = {pool.submit(_solve_installed, sub.prefix): sub for sub in pending.values()}
+            waiting = set(futures)
+            while waiting and not broken:
+                finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    sub = futures[future]
+                    error = future.exception()
+                    if isinstance(error, BrokenProcessPool):
+                        broken = True
+                        continue
+                    del pending[sub.ident]
+                    yield sub, (error if error is not None else future.result())
+        finally:
+            _stop(pool)
+        if broken:
+            restarts += 1
+            if restarts > MAX_POOL_RESTARTS:
+                for sub in list(pending.values()):
+                    del pending[sub.ident]
+                    yield sub, RuntimeError(f"worker processes died {restarts} times; giving up")
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Shut the pool down now: queued tasks are cancelled and running workers killed."""
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    for process in processes:
+        process.join(timeout=5)
+
+
+def _noop(x):
+    return x
+
+
+def connect(address: str):
+    """A Dask client for ``address`` (``tcp://HOST:PORT``); a clear error when it cannot be reached."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError("--cluster needs Dask: pip install 'bench[cluster]' (dask[distributed])") from None
+    try:
+        return Client(address, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise UsageError(f"--cluster: cannot reach a Dask scheduler at {address}: {exc}") from None
+
+
+def dispatch_cost(client, tasks: int = 40) -> float:
+    """Seconds per task of a round trip through the scheduler, measured with tasks that do nothing."""
+    start = time.perf_counter()
+    futures = [client.submit(_noop, k, pure=False) for k in range(tasks)]
+    client.gather(futures)
+    return (time.perf_counter() - start) / tasks
+
+
+def cluster_results(client, payload, subproblems: list, key: str):
+    """Solve ``subproblems`` on the Dask cluster behind ``client``; yields as they finish."""
+    from distributed import as_completed
+
+    remote = client.scatter(payload, broadcast=True, hash=False)
+    futures = {client.submit(solve_one, remote, sub.prefix, key=f"bench-{key[:12]}-{sub.ident}", pure=False,
+                             retries=2): sub for sub in subproblems}
+    try:
+        for future in as_completed(futures):
+            sub = futures[future]
+            if future.status == "finished":
+                yield sub, future.result()
+            else:
+                yield sub, future.exception() or RuntimeError(f"task {future.status}")
+    finally:
+        client.cancel(list(futures))

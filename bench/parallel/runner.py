@@ -1,0 +1,246 @@
+"""Solving one cover on many cores or machines, with a checkpoint journal.
+
+The search is split (:mod:`bench.parallel.split`) into at least
+``SUBPROBLEMS_PER_WORKER`` sub-problems per worker; each is sized by
+random paths (:mod:`bench.native.sampling`), the large ones are split one
+level deeper, and they are dispatched largest first so that the last to
+finish are small.  Every finished sub-problem goes to the journal before
+it counts, so a run stopped at any point resumes with ``resume=True``:
+the journal's own split is reused, what it holds is not solved again, and
+the totals are the uninterrupted run's.  A result is SOLVED only when
+every sub-problem is; otherwise its counts are partial and its status and
+message say so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bench.engines import Result, Settings, Status, apply_tuning
+from bench.errors import UsageError
+from bench.native import dlx
+from bench.native.sampling import estimate_tree
+from bench.parallel import executors
+from bench.parallel.journal import Journal
+from bench.parallel.progress import Progress
+from bench.parallel.split import SubProblem, merge_stats, split
+
+SUBPROBLEMS_PER_WORKER = 16
+ESTIMATE_TRIALS = 24
+MIN_PARALLEL_NODES = 2_000_000
+"""Estimated DLX nodes below which an automatic run stays in one process (a few seconds at most)."""
+
+
+@dataclass(frozen=True)
+class ParallelOptions:
+    """How to spread a solve: ``workers`` local processes, or the Dask scheduler at ``cluster``.
+
+    ``journal`` is the checkpoint file (None: ``journal_dir``/NAME-KEY.jsonl,
+    or none without a directory either); ``resume`` continues it;
+    ``depth`` fixes the split depth (None: chosen from the worker count);
+    ``progress`` forces the progress bar on or off (None: on a terminal);
+    ``explicit`` says the user asked for the split (else it is only used
+    when the search is large).
+    """
+
+    workers: int = 1
+    cluster: str | None = None
+    journal: Path | None = None
+    journal_dir: Path | None = None
+    resume: bool = False
+    depth: int | None = None
+    progress: bool | None = None
+    explicit: bool = True
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def resolved_settings(engine, cover, settings: Settings) -> Settings:
+    """The settings the engine really runs with (its variant's tuning and its defaults filled in)."""
+    settings = apply_tuning(settings, getattr(engine, "tuning", {}))
+    if engine.name == "fila":
+        from bench.native import fila
+
+        settings = fila.resolve(cover, settings)
+    return settings
+
+
+def splittable(engine, settings: Settings, limits) -> str | None:
+    """Why this solve cannot be split (None when it can)."""
+    if "prefix" not in engine.supported:
+        return f"engine '{engine.name}' cannot solve sub-problems"
+    if settings.goal or settings.trace:
+        return "--goal and --trace follow one search"
+    if limits is not None and (limits.max_solutions or limits.node_limit):
+        return "--max-solutions and --node-limit follow one search"
+    return None
+
+
+def worth_splitting(cover, settings: Settings) -> bool:
+    """True when random paths say the search is large enough to pay for worker processes."""
+    return estimate_tree(cover, settings, trials=200).nodes >= MIN_PARALLEL_NODES
+
+
+def run_key(cover, engine, settings: Settings, depth: int | None) -> str:
+    """Identifies a run for its journal: the matrix, the engine and every setting that shapes the search."""
+    text = json.dumps([cover.hash, engine.name, repr(replace(settings, prefix=())), depth], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tuple[list[SubProblem], dict, int]:
+    """Sub-problems (at least ``parts`` when the tree allows), the splitter's counters and the split depth."""
+    n_pieces = dlx.piece_count(cover)
+    deepest = max(n_pieces - 1, 1)
+    d = depth or 1
+    top = split(cover, settings, d)
+    while depth is None and len(top.subproblems) < parts and d < deepest:
+        d += 1
+        top = split(cover, settings, d)
+    return top.subproblems, top.stats, d
+
+
+def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, workers: int, seed: int = 1):
+    """Split the sub-problems that random paths say are large one level deeper; returns them with their weights."""
+    sizes = [estimate_tree(cover, settings, trials=ESTIMATE_TRIALS, seed=seed, prefix=s.prefix).nodes for s in subs]
+    limit = sum(sizes) / (4 * max(workers, 1))
+    out: list[SubProblem] = []
+    weights: dict[str, float] = {}
+    parts = [stats]
+    n_pieces = dlx.piece_count(cover)
+    for sub, size in zip(subs, sizes):
+        if size > limit and workers > 1 and len(sub.prefix) < n_pieces - 1:
+            deeper = split(cover, settings, 1, parent=sub)
+            parts.append(deeper.stats)
+            for child in deeper.subproblems:
+                weights[child.ident] = estimate_tree(cover, settings, trials=ESTIMATE_TRIALS, seed=seed,
+                                                     prefix=child.prefix).nodes
+                out.append(child)
+        else:
+            weights[sub.ident] = size
+            out.append(sub)
+    return out, merge_stats(parts), weights
+
+
+def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None) -> Result:
+    """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster."""
+    reason = splittable(engine, settings, limits)
+    if reason:
+        raise UsageError(f"cannot run in parallel: {reason}")
+    compile_seconds = engine.warm_up()
+    settings = resolved_settings(engine, cover, settings)
+    key = run_key(cover, engine, settings, options.depth)
+    start = time.perf_counter()
+    journal = None
+    path = options.journal
+    if path is None and options.journal_dir is not None:
+        name = cover.puzzle.name if cover.puzzle is not None else "cover"
+        path = Path(options.journal_dir) / f"{Path(name).stem}-{engine.name}-{key[:16]}.jsonl"
+    if options.resume:
+        if path is None or not path.exists():
+            raise UsageError(f"--resume: no journal of this run{f' at {path}' if path else ''}; "
+                             "it starts with the same puzzle, engine and settings")
+        journal = Journal.resume(path, key)
+        subs = journal.subproblems
+        split_stats = journal.header["split_stats"]
+        weights = journal.header["weights"]
+        depth = journal.header["depth"]
+    else:
+        client = executors.connect(options.cluster) if options.cluster else None
+        workers = options.workers if client is None else max(len(client.scheduler_info()["workers"]), 1)
+        if client is not None:
+            client.close()
+        subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth)
+        subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
+        if path is not None:
+            journal = Journal.create(path, {
+                "key": key, "cover_hash": cover.hash, "engine": engine.name, "settings": repr(settings),
+                "depth": depth, "subproblems": [s.to_json() for s in subs], "split_stats": split_stats,
+                "weights": weights})
+    split_seconds = time.perf_counter() - start
+    done: dict[str, dict] = dict(journal.done) if journal else {}
+    resumed = len(done)
+    todo = sorted((s for s in subs if s.ident not in done), key=lambda s: -weights.get(s.ident, 0.0))
+    progress = Progress(len(subs), weights, options.progress)
+    for ident in done:
+        progress.skip(ident)
+    errors: dict[str, str] = {}
+    status = Status.SOLVED
+    dispatch = None
+    payload = (cover, engine, settings)
+    solve_start = time.perf_counter()
+    client = None
+    try:
+        if options.cluster:
+            client = executors.connect(options.cluster)
+            dispatch = executors.dispatch_cost(client)
+            outcomes = executors.cluster_results(client, payload, todo, key)
+        else:
+            outcomes = executors.local_results(payload, todo, options.workers)
+        for sub, outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
+                continue
+            record = {"id": sub.ident, **outcome}
+            if journal is not None:
+                journal.record(record)
+            done[sub.ident] = record
+            progress.advance(sub.ident)
+            if limits is not None and limits.time_limit is not None and \
+                    time.perf_counter() - solve_start >= limits.time_limit:
+                status = Status.TIMEOUT
+                break
+        if status == Status.TIMEOUT:
+            outcomes.close()
+    except KeyboardInterrupt:
+        status = Status.INTERRUPTED
+    finally:
+        progress.close()
+        if journal is not None:
+            journal.close()
+        if client is not None:
+            client.close()
+    solve_seconds = time.perf_counter() - solve_start
+    finished = [done[s.ident] for s in subs if s.ident in done]
+    unfinished = [s.ident for s in subs if s.ident not in done]
+    if errors and status == Status.SOLVED:
+        status = Status.ERROR
+    if unfinished and status == Status.SOLVED:
+        status = Status.ERROR
+    if any(r["status"] != Status.SOLVED.value for r in finished) and status == Status.SOLVED:
+        status = Status.ERROR
+    message = ""
+    if status != Status.SOLVED:
+        message = (f"partial counts: {len(finished)} of {len(subs)} sub-problems finished"
+                   + (f"; failed: {', '.join(f'{k} ({v})' for k, v in sorted(errors.items()))}" if errors else ""))
+        if journal is not None:
+            message += f"; resume with --resume (journal {journal.path})"
+    stats = merge_stats([split_stats] + [r["stats"] for r in finished])
+    stats["parallel"] = {"workers": options.workers if not options.cluster else "cluster", "subproblems": len(subs),
+                         "depth": depth, "resumed": resumed, "errors": len(errors),
+                         "journal": str(journal.path) if journal else ""}
+    if dispatch is not None:
+        stats["parallel"]["dispatch_seconds_per_task"] = dispatch
+    exact = status == Status.SOLVED
+    return Result(
+        engine=engine.name,
+        variant=finished[0]["variant"] if finished else "",
+        status=status,
+        covers=sum(r["covers"] for r in finished),
+        unique=sum(r["unique"] or 0 for r in finished) if exact or finished else None,
+        total=sum(r["total"] or 0 for r in finished) if exact or finished else None,
+        stats=stats,
+        timings={"compile": compile_seconds, "split": split_seconds, "solve": solve_seconds},
+        cover_hash=cover.hash,
+        message=message,
+    )
