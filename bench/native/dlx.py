@@ -720,13 +720,17 @@ class Search:
         self.first_item = -1 if settings.first_item is None else int(settings.first_item)
         self.constraints = build_constraints(cover, settings, self.n_pieces, depth)
         self.cons_args = self.constraints.args()
-        self.base = len(settings.prefix)
-        force_opt = np.array([o for o, _ in settings.prefix] + [0], dtype=np.int32)
-        force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
-        force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in settings.prefix], dtype=np.int32)
-        force_ex = np.array([e for _, ex in settings.prefix for e in ex] + [0], dtype=np.int32)
         self.sprod = np.ones(depth + 2, dtype=np.float64)
         self.est = np.zeros(3, dtype=np.float64)
+        self.set_prefix(settings.prefix)
+
+    def set_prefix(self, prefix: tuple) -> None:
+        """Replay ``prefix`` (see :attr:`Settings.prefix`) from now on; only between searches (at the root)."""
+        self.base = len(prefix)
+        force_opt = np.array([o for o, _ in prefix] + [0], dtype=np.int32)
+        force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
+        force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in prefix], dtype=np.int32)
+        force_ex = np.array([e for _, ex in prefix for e in ex] + [0], dtype=np.int32)
         self.path_args = (self.base, force_opt, force_ex_ptr, force_ex, False, self.sprod, self.est)
 
     def run(self) -> Status:

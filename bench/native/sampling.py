@@ -69,5 +69,16 @@ def estimate_tree(cover, settings: Settings = Settings(), trials: int = 1000, se
     return TreeEstimate(trials, float(mean[0]), float(mean[1]), float(mean[2]), float(low), float(high), rows)
 
 
+def estimate_nodes(cover, settings: Settings, prefixes: list, trials: int, seed: int = 1) -> list[float]:
+    """Estimated nodes below each prefix (complete searches), from one search object reused for all of them."""
+    run = replace(settings, goal=0, trace=0, prefix=(), fila=None, nof=None)
+    search = dlx.Search(cover, run, Limits(), on_solutions=_ignore, batch=dlx.Search.BATCH)
+    sizes = []
+    for prefix in prefixes:
+        search.set_prefix(prefix)
+        sizes.append(float(search.sample(trials, seed)[:, 0].mean()))
+    return sizes
+
+
 def _ignore(batch, weights) -> None:
     """Covers met on the random paths are not reported."""

@@ -24,14 +24,16 @@ from pathlib import Path
 from bench.engines import Result, Settings, Status, apply_tuning
 from bench.errors import UsageError
 from bench.native import dlx
-from bench.native.sampling import estimate_tree
+from bench.native.sampling import estimate_nodes, estimate_tree
 from bench.parallel import executors
 from bench.parallel.journal import Journal
 from bench.parallel.progress import Progress
 from bench.parallel.split import SubProblem, merge_stats, split
 
-SUBPROBLEMS_PER_WORKER = 16
-ESTIMATE_TRIALS = 24
+SUBPROBLEMS_PER_WORKER = 6
+SUBPROBLEMS_PER_CLUSTER_WORKER = 6
+"""Fewer on a cluster: each costs a round trip through the scheduler (about 10 ms on loopback here)."""
+ESTIMATE_PATHS = 4000
 MIN_PARALLEL_NODES = 2_000_000
 """Estimated DLX nodes below which an automatic run stays in one process (a few seconds at most)."""
 
@@ -112,8 +114,10 @@ def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tup
 
 def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, workers: int, seed: int = 1):
     """Split the sub-problems that random paths say are large one level deeper; returns them with their weights."""
-    sizes = [estimate_tree(cover, settings, trials=ESTIMATE_TRIALS, seed=seed, prefix=s.prefix).nodes for s in subs]
-    limit = sum(sizes) / (4 * max(workers, 1))
+    # a fixed budget of random paths: with few sub-problems each gets more, so the largest are found reliably
+    trials = min(max(ESTIMATE_PATHS // max(len(subs), 1), 8), 200)
+    sizes = estimate_nodes(cover, settings, [s.prefix for s in subs], trials, seed)
+    limit = sum(sizes) / (8 * max(workers, 1))
     out: list[SubProblem] = []
     weights: dict[str, float] = {}
     parts = [stats]
@@ -122,9 +126,9 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
         if size > limit and workers > 1 and len(sub.prefix) < n_pieces - 1:
             deeper = split(cover, settings, 1, parent=sub)
             parts.append(deeper.stats)
-            for child in deeper.subproblems:
-                weights[child.ident] = estimate_tree(cover, settings, trials=ESTIMATE_TRIALS, seed=seed,
-                                                     prefix=child.prefix).nodes
+            child_sizes = estimate_nodes(cover, settings, [c.prefix for c in deeper.subproblems], trials, seed)
+            for child, child_size in zip(deeper.subproblems, child_sizes):
+                weights[child.ident] = child_size
                 out.append(child)
         else:
             weights[sub.ident] = size
@@ -160,7 +164,8 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
         workers = options.workers if client is None else max(len(client.scheduler_info()["workers"]), 1)
         if client is not None:
             client.close()
-        subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth)
+        per_worker = SUBPROBLEMS_PER_CLUSTER_WORKER if options.cluster else SUBPROBLEMS_PER_WORKER
+        subs, split_stats, depth = plan(cover, settings, per_worker * workers, options.depth)
         subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
         if path is not None:
             journal = Journal.create(path, {
@@ -183,6 +188,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     try:
         if options.cluster:
             client = executors.connect(options.cluster)
+            client.run(engine.warm_up)
             dispatch = executors.dispatch_cost(client)
             outcomes = executors.cluster_results(client, payload, todo, key)
         else:

@@ -1,0 +1,140 @@
+"""Parallel speed-up: one worker against N on the same matrix, and the cost of a task through Dask.
+
+``python -m bench.benchmarks.parallel [CASE...] [--workers N] [--cluster]``
+solves each case with the engine in this process (one core), then split
+over N local worker processes, and with ``--cluster`` through a Dask
+scheduler and N workers started on loopback; counts must agree with each
+other and with ``expected.toml``.  Writes ``results/parallel-CASE.json``
+and ``.md`` with times, speed-ups, nodes and fits, the split (depth,
+sub-problems, split seconds) and, for Dask, the measured seconds per
+dispatched task and their share of the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import bench
+from bench import Cover
+from bench.engines import Settings, get_engine
+from bench.expected import expected_for
+from bench.parallel.runner import ParallelOptions, solve_parallel
+
+CASES = {
+    "tetriscube": ("defs/tetriscube.txt", "L", "fila"),
+    "onesided18x5": ("defs/pentominoes_1s_18x5.txt", "#", "fila"),
+    "10x6": ("defs/pentominoes_10x6.txt", None, "dlx"),
+}
+
+
+def start_cluster(workers: int):
+    """A Dask scheduler and ``workers`` one-thread workers on loopback; returns (address, processes)."""
+    port = 8786 + int(time.time()) % 500
+    address = f"tcp://127.0.0.1:{port}"
+    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                  "--port", str(port), "--no-dashboard"], stderr=subprocess.DEVNULL)
+    procs = [scheduler]
+    time.sleep(2)
+    for _ in range(workers):
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                       "--nworkers", "1", "--no-dashboard"], stderr=subprocess.DEVNULL))
+    from distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        client.wait_for_workers(workers, timeout=60)
+    return address, procs
+
+
+def row(label: str, result, seconds: float) -> dict:
+    """One table row."""
+    par = result.stats.get("parallel", {})
+    return {"run": label, "status": result.status.value, "covers": result.covers, "unique": result.unique,
+            "total": result.total, "seconds": round(seconds, 3), "nodes": result.stats.get("nodes"),
+            "fits": result.stats.get("fits"), "subproblems": par.get("subproblems", ""), "depth": par.get("depth", ""),
+            "split_s": round(result.timings.get("split", 0.0), 3),
+            "dispatch_s_per_task": par.get("dispatch_seconds_per_task", "")}
+
+
+def run_case(name: str, workers: int, cluster: bool, out: Path) -> int:
+    path, redundancy, engine_name = CASES[name]
+    [puzzle] = bench.load(path)
+    cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+    engine = get_engine(engine_name)
+    engine.warm_up()
+    rows = []
+    start = time.perf_counter()
+    single = engine.solve(cover, Settings())
+    rows.append(row(f"{engine_name}, 1 process", single, time.perf_counter() - start))
+    start = time.perf_counter()
+    split = solve_parallel(cover, engine, Settings(), ParallelOptions(workers=workers, progress=False))
+    rows.append(row(f"{engine_name}, {workers} workers", split, time.perf_counter() - start))
+    if cluster:
+        address, procs = start_cluster(workers)
+        try:
+            start = time.perf_counter()
+            dask = solve_parallel(cover, engine, Settings(), ParallelOptions(workers=workers, cluster=address,
+                                                                             progress=False))
+            rows.append(row(f"{engine_name}, Dask {workers} workers", dask, time.perf_counter() - start))
+        finally:
+            for p in procs[::-1]:
+                p.terminate()
+            for p in procs:
+                p.wait(timeout=30)
+    expected = expected_for(puzzle)
+    counts = {(r["covers"], r["unique"], r["total"]) for r in rows}
+    agree = len(counts) == 1 and all(r["status"] == "solved" for r in rows)
+    if expected is not None and expected.unique is not None:
+        agree = agree and (rows[0]["unique"], rows[0]["total"]) == (expected.unique, expected.total)
+    base = rows[0]["seconds"]
+    for r in rows:
+        r["speedup"] = round(base / r["seconds"], 2) if r["seconds"] else ""
+        if r["dispatch_s_per_task"] != "":
+            r["dispatch_share"] = round(r["dispatch_s_per_task"] * r["subproblems"] / workers / r["seconds"], 4)
+    doc = {"case": name, "puzzle": path, "redundancy": redundancy, "engine": engine_name, "workers": workers,
+           "machine": f"{platform.processor() or platform.machine()}, {len(__import__('os').sched_getaffinity(0))} cores, "
+                      f"Python {platform.python_version()}", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+           "counts_agree": agree, "rows": rows}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"parallel-{name}.json").write_text(json.dumps(doc, indent=2) + "\n")
+    (out / f"parallel-{name}.md").write_text(markdown(doc))
+    print(markdown(doc))
+    return 0 if agree else 1
+
+
+def markdown(doc: dict) -> str:
+    """The case as a Markdown table."""
+    keys = ["run", "status", "covers", "unique", "total", "seconds", "speedup", "nodes", "fits", "subproblems", "depth",
+            "split_s", "dispatch_s_per_task", "dispatch_share"]
+    lines = [f"# Parallel speed-up: {doc['puzzle']} (redundancy {doc['redundancy'] or 'off'}, {doc['engine']})", "",
+             f"- Machine: {doc['machine']}; {doc['date']}",
+             f"- Counts agree (with each other and expected.toml): {'yes' if doc['counts_agree'] else 'NO'}",
+             "- seconds: wall time of the whole solve (split, estimates and dispatch included); speedup against "
+             "one process; dispatch_share: Dask round trips per worker over the run", "",
+             "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    for r in doc["rows"]:
+        cells = [f"{r.get(k):,}" if isinstance(r.get(k), int) and k not in ("depth",) else str(r.get(k, "")) for k in keys]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.benchmarks.parallel", description=__doc__.split("\n\n")[0])
+    parser.add_argument("cases", nargs="*", metavar="CASE", help="any of: " + " ".join(CASES))
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--cluster", action="store_true", help="also run through a Dask cluster on loopback")
+    parser.add_argument("--results", default="results")
+    args = parser.parse_args(argv)
+    status = 0
+    for name in args.cases or ["tetriscube", "onesided18x5"]:
+        status = max(status, run_case(name, args.workers, args.cluster, Path(args.results)))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""Parallel solves: local workers, a Dask cluster on loopback, kill and resume, worker death, estimates."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import bench
+from bench import Cover
+from bench.cli import main
+from bench.engines import Settings, get_engine
+from bench.native.sampling import estimate_tree
+from bench.parallel.journal import Journal
+from bench.parallel.progress import Progress
+from bench.parallel.runner import ParallelOptions, solve_parallel
+from conftest import DEFS
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = [sys.executable, "-m", "bench"]
+# pentominoes 10x6 without the redundancy filter, DLX with s: the single-process figures
+FULL = {"SOLUTIONS": 9356, "UNIQUE": 2339, "TOTAL": 9356, "NODES": 1209945, "FITS_TOTAL": 3615971}
+
+
+@pytest.fixture(scope="module")
+def p10x6():
+    [puzzle] = bench.load(DEFS / "pentominoes_10x6.txt")
+    return Cover.from_puzzle(puzzle, redundancy=True)
+
+
+def keyed(text: str) -> dict:
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+
+
+def test_two_local_workers_give_the_single_process_counts_and_counters(p10x6, tmp_path):
+    engine = get_engine("dlx")
+    single = engine.solve(p10x6)
+    split = solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, journal=tmp_path / "j.jsonl"))
+    assert (split.status.value, split.covers, split.unique, split.total) == ("solved", 2339, 2339, 9356)
+    assert split.stats["nodes"] == single.stats["nodes"] and split.stats["fits"] == single.stats["fits"]
+    assert split.stats["parallel"]["subproblems"] >= 32
+    lines = (tmp_path / "j.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + split.stats["parallel"]["subproblems"]
+
+
+def test_fila_split_counts(p10x6):
+    result = solve_parallel(p10x6, get_engine("fila"), Settings(), ParallelOptions(workers=2, depth=1))
+    assert (result.covers, result.unique, result.total) == (2339, 2339, 9356)
+
+
+def test_a_resumed_journal_skips_what_is_done_and_drops_a_torn_line(p10x6, tmp_path):
+    engine = get_engine("dlx")
+    path = tmp_path / "j.jsonl"
+    solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, journal=path))
+    lines = path.read_text().splitlines(keepends=True)
+    kept = lines[: 1 + len(lines) // 2]
+    path.write_text("".join(kept) + lines[-1][:17])
+    result = solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, journal=path, resume=True))
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
+    assert result.stats["parallel"]["resumed"] == len(kept) - 1
+    assert result.stats["fits"] == engine.solve(p10x6).stats["fits"]
+    records = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    assert sorted(r["id"] for r in records) == sorted({r["id"] for r in records})
+
+
+def test_resume_refuses_another_runs_journal(p10x6, tmp_path):
+    path = tmp_path / "j.jsonl"
+    solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, journal=path, depth=1))
+    with pytest.raises(bench.BenchError, match="another run"):
+        Journal.resume(path, "not-this-key")
+    with pytest.raises(bench.BenchError, match="another run"):
+        solve_parallel(p10x6, get_engine("dlx"), Settings(order="f"), ParallelOptions(workers=2, journal=path,
+                                                                                      resume=True, depth=1))
+
+
+def _journal_records(path: Path) -> int:
+    try:
+        return max(len(path.read_text().splitlines()) - 1, 0)
+    except FileNotFoundError:
+        return 0
+
+
+def _run_until(args: list[str], journal: Path, records: int) -> subprocess.Popen:
+    proc = subprocess.Popen(BENCH + args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    while _journal_records(journal) < records and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    return proc
+
+
+def test_a_killed_run_resumes_to_exactly_the_uninterrupted_counts(tmp_path):
+    journal = tmp_path / "run.jsonl"
+    args = ["solve", "-q", "-i", "--workers", "2", "--split-depth", "2", "--journal", str(journal),
+            str(DEFS / "pentominoes_10x6.txt")]
+    proc = _run_until(args, journal, 40)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    done_before = _journal_records(journal)
+    assert 40 <= done_before < 288
+    resumed = subprocess.run(BENCH + args + ["--resume"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    out = keyed(resumed.stdout)
+    assert {k: int(out[k]) for k in FULL} == FULL
+    assert int(out["PARALLEL_RESUMED"]) == done_before
+
+
+def test_a_worker_killed_mid_run_has_its_sub_problem_solved_again(tmp_path):
+    journal = tmp_path / "run.jsonl"
+    args = ["solve", "-q", "-i", "--workers", "2", "--split-depth", "2", "--journal", str(journal),
+            str(DEFS / "pentominoes_10x6.txt")]
+    proc = _run_until(args, journal, 30)
+    assert proc.poll() is None
+    children = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+    assert children
+    os.kill(int(children[0]), signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert {k: int(keyed(out)[k]) for k in FULL} == FULL
+
+
+def test_sub_problem_errors_make_the_counts_partial(p10x6, monkeypatch):
+    from bench.parallel import executors
+
+    real = executors.solve_one
+
+    def flaky(payload, prefix):
+        if prefix[0][0] % 3 == 0:
+            raise RuntimeError("disk on fire")
+        return real(payload, prefix)
+
+    monkeypatch.setattr(executors, "solve_one", flaky)
+    result = solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, depth=2))
+    assert result.status.value == "error"
+    assert "partial counts" in result.message and "disk on fire" in result.message
+    assert result.covers < 2339
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    pytest.importorskip("distributed")
+    port = 20000 + os.getpid() % 20000
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)]
+    time.sleep(1.5)
+    for _ in range(2):
+        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                       "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                      cwd=ROOT))
+    from distributed import Client
+
+    try:
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+
+
+def test_a_two_worker_dask_cluster_on_loopback_gives_the_same_counts(p10x6, dask_cluster, tmp_path):
+    engine = get_engine("dlx")
+    result = solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, cluster=dask_cluster,
+                                                                       journal=tmp_path / "j.jsonl"))
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
+    assert result.stats["fits"] == engine.solve(p10x6).stats["fits"]
+    assert 0 < result.stats["parallel"]["dispatch_seconds_per_task"] < 1
+
+
+def test_cluster_cli(dask_cluster, capsys):
+    assert main(["solve", "-q", "-i", "-r", "--cluster", dask_cluster, str(DEFS / "pentominoes_20x3.txt")]) == 0
+    out = keyed(capsys.readouterr().out)
+    assert (out["SOLUTIONS"], out["UNIQUE"], out["TOTAL"]) == ("2", "2", "8")
+
+
+def test_unreachable_cluster_is_a_clear_error(capsys):
+    pytest.importorskip("distributed")
+    assert main(["solve", "-q", "--cluster", "tcp://127.0.0.1:9", str(DEFS / "pentominoes_20x3.txt")]) == 2
+    assert "cannot reach a Dask scheduler" in capsys.readouterr().err
+
+
+def test_estimates_of_10x6_are_mostly_within_a_factor_of_two(p10x6):
+    true = get_engine("dlx").solve(p10x6).stats["nodes"]
+    ratios = [estimate_tree(p10x6, trials=1000, seed=s).nodes / true for s in range(1, 11)]
+    assert sum(0.5 <= r <= 2 for r in ratios) >= 7
+
+
+def test_estimate_below_a_prefix_and_to_a_goal(p10x6):
+    from bench.parallel.split import split
+
+    sub = split(p10x6, Settings(), 1).subproblems[0]
+    alone = get_engine("dlx").solve(p10x6, Settings(prefix=sub.prefix)).stats["nodes"]
+    est = estimate_tree(p10x6, trials=2000, prefix=sub.prefix).nodes
+    assert alone / 3 < est < alone * 3
+    top = get_engine("dlx").solve(p10x6, Settings(goal=10)).stats["nodes"]
+    assert estimate_tree(p10x6, trials=500, goal=10).nodes == pytest.approx(top, rel=0.5)
+
+
+def test_estimate_command(capsys):
+    assert main(["estimate", "-r", "--repeat", "3", "--trials", "500", "--check", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    out = keyed(capsys.readouterr().out)
+    assert out["NODES"] == "6402" and int(out["ESTIMATES"]) == 3
+    assert float(out["RATIO_MIN"]) > 0
+    assert main(["solve", "-r", "--sample", "200,0,7", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    assert "ESTIMATE_NODES=" in capsys.readouterr().out
+    assert main(["solve", "--sample", "x", str(DEFS / "pentominoes_20x3.txt")]) == 2
+
+
+def test_printing_solutions_is_refused_with_explicit_workers(capsys):
+    assert main(["solve", "--workers", "2", str(DEFS / "pentominoes_20x3.txt")]) == 2
+    assert "printed in search order" in capsys.readouterr().err
+    # by default a small search stays in one process and prints as usual
+    assert main(["solve", "-r", "#", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    assert capsys.readouterr().out.count("# --- SOLUTION") == 2
+
+
+def test_progress_line():
+    stream = io.StringIO()
+    progress = Progress(4, {"0": 3.0, "1": 1.0, "2": 0.0, "3": 0.0}, enabled=True, delay=0.0, stream=stream)
+    progress.advance("0")
+    text = stream.getvalue()
+    assert "1/4 sub-problems" in text and "ETA" in text and "[###############" in text
+    progress.close()
+    assert stream.getvalue().endswith("\n")
+    quiet = io.StringIO()
+    Progress(2, {}, enabled=False, stream=quiet).advance("0")
+    assert quiet.getvalue() == ""
