@@ -126,7 +126,8 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
         if size > limit and workers > 1 and len(sub.prefix) < n_pieces - 1:
             deeper = split(cover, settings, 1, parent=sub)
             parts.append(deeper.stats)
-            child_sizes = estimate_nodes(cover, settings, [c.prefix for c in deeper.subproblems], trials, seed)
+            child_trials = max(trials // max(len(deeper.subproblems), 1), 8)
+            child_sizes = estimate_nodes(cover, settings, [c.prefix for c in deeper.subproblems], child_trials, seed)
             for child, child_size in zip(deeper.subproblems, child_sizes):
                 weights[child.ident] = child_size
                 out.append(child)
