@@ -117,7 +117,7 @@ def test_identical_piece_branches_split_without_double_counting(case):
         return
     counts, stats = solve_parts(engine, cover, first, parts)
     assert counts[0] == whole.covers
-    assert stats["fits"] == whole.stats["fits"] and stats["nodes"] == whole.stats["nodes"]
+    assert stats["fits"] == whole.stats["fits"]
     seen = set()
     for sub in parts.subproblems:
         for cover_options in engine.solve(cover, replace(first, prefix=sub.prefix),
