@@ -22,6 +22,7 @@ from bench.models.cover import Cover
 from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
 from bench.native.dlx import DlxEngine
 from bench.native.sampling import estimate_tree
+from bench.solve import redundancy_choice
 
 
 def add_parser(sub) -> None:
@@ -46,7 +47,7 @@ def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
     if args.trials < 1 or args.repeat < 1 or args.goal < 0:
         raise UsageError("--trials and --repeat must be >= 1, --goal >= 0")
-    redundancy = True if args.redundancy == "#" else (None if args.redundancy in (".", None) else args.redundancy)
+    redundancy = redundancy_choice(args.redundancy)
     requests = one_shot_requests(args)
     errors: list[str] = []
     documents = []

@@ -30,12 +30,10 @@ from bench.models.cover import Cover
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.filters import add_filter_arguments, apply_one_shot, one_shot_requests
 from bench.report import render_run
+from bench.solve import redundancy_choice
 
 DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
 
-
-def _redundancy(value: str):
-    return {"#": True, ".": None}.get(value, value)
 
 
 def add_parser(sub) -> None:
@@ -103,7 +101,7 @@ def cmd_run(args) -> int:
                     if args.skip_slow and expected is not None and expected.slow:
                         continue
                     start = time.perf_counter()
-                    cover = Cover.from_puzzle(puzzle, redundancy=_redundancy(args.redundancy),
+                    cover = Cover.from_puzzle(puzzle, redundancy=redundancy_choice(args.redundancy),
                                               method=args.redundancy_method)
                     cover, filter_counters = apply_one_shot(cover, requests["volume"], requests["fit_rounds"],
                                                             requests["parity"])

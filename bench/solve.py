@@ -25,6 +25,7 @@ from bench.models.filters import add_filter_arguments, apply_one_shot, in_search
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.models.tuning import cheapest_redundancy
 from bench.native import fila
+from bench.native.sampling import estimate_tree
 from bench.output import layout_lines, parse_format, render
 from bench.parallel.cli import add_parallel_arguments, parallel_options, sample_spec, solve_maybe_parallel
 
@@ -79,7 +80,8 @@ TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "p
                 "order", "fila", "nof")
 
 
-def _redundancy(value: str | None):
+def redundancy_choice(value: str | None):
+    """``-r``'s argument as :meth:`Cover.from_puzzle` takes it: # picks a piece, . or nothing turns it off."""
     return True if value == "#" else (None if value in (".", None) else value)
 
 
@@ -216,7 +218,7 @@ def run(args) -> int:
         for puzzle, parse_seconds in load_puzzles(path, errors):
             try:
                 start = time.perf_counter()
-                redundancy = _redundancy(args.redundancy)
+                redundancy = redundancy_choice(args.redundancy)
                 if auto:
                     choice = cheapest_redundancy(puzzle, args.redundancy_method)
                     redundancy = choice.piece if choice else None
@@ -259,8 +261,6 @@ def run(args) -> int:
                     print(f"{puzzle.name}: unsolvable without search: {proof}", file=sys.stderr)
             elif args.sample:
                 trials, goal, seed = sample_spec(args.sample)
-                from bench.native.sampling import estimate_tree
-
                 estimate = estimate_tree(cover, settings, trials, seed, goal)
                 print("\n".join(f"ESTIMATE_{k.upper()}={v:.6g}" if isinstance(v, float) else f"ESTIMATE_{k.upper()}={v}"
                                 for k, v in estimate.to_json().items()))

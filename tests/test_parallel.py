@@ -147,27 +147,10 @@ def test_sub_problem_errors_make_the_counts_partial(p10x6, monkeypatch):
 @pytest.fixture(scope="module")
 def dask_cluster():
     pytest.importorskip("distributed")
-    port = 20000 + os.getpid() % 20000
-    address = f"tcp://127.0.0.1:{port}"
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", str(port), "--no-dashboard"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)]
-    time.sleep(1.5)
-    for _ in range(2):
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                       "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                      cwd=ROOT))
-    from distributed import Client
+    from bench.parallel.executors import loopback_cluster
 
-    try:
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=60)
+    with loopback_cluster(2, cwd=ROOT) as address:
         yield address
-    finally:
-        for p in procs[::-1]:
-            p.terminate()
-        for p in procs:
-            p.wait(timeout=30)
 
 
 def test_a_two_worker_dask_cluster_on_loopback_gives_the_same_counts(p10x6, dask_cluster, tmp_path):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,6 +23,7 @@ import bench
 from bench import Cover
 from bench.engines import Settings, get_engine
 from bench.expected import expected_for
+from bench.parallel.executors import loopback_cluster
 from bench.parallel.runner import ParallelOptions, solve_parallel
 
 CASES = {
@@ -31,24 +31,6 @@ CASES = {
     "onesided18x5": ("defs/pentominoes_1s_18x5.txt", "#", "fila"),
     "10x6": ("defs/pentominoes_10x6.txt", None, "dlx"),
 }
-
-
-def start_cluster(workers: int):
-    """A Dask scheduler and ``workers`` one-thread workers on loopback; returns (address, processes)."""
-    port = 8786 + int(time.time()) % 500
-    address = f"tcp://127.0.0.1:{port}"
-    scheduler = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                  "--port", str(port), "--no-dashboard"], stderr=subprocess.DEVNULL)
-    procs = [scheduler]
-    time.sleep(2)
-    for _ in range(workers):
-        procs.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                       "--nworkers", "1", "--no-dashboard"], stderr=subprocess.DEVNULL))
-    from distributed import Client
-
-    with Client(address, timeout="30s") as client:
-        client.wait_for_workers(workers, timeout=60)
-    return address, procs
 
 
 def row(label: str, result, seconds: float) -> dict:
@@ -75,17 +57,11 @@ def run_case(name: str, workers: int, cluster: bool, out: Path) -> int:
     split = solve_parallel(cover, engine, Settings(), ParallelOptions(workers=workers, progress=False))
     rows.append(row(f"{engine_name}, {workers} workers", split, time.perf_counter() - start))
     if cluster:
-        address, procs = start_cluster(workers)
-        try:
+        with loopback_cluster(workers) as address:
             start = time.perf_counter()
             dask = solve_parallel(cover, engine, Settings(), ParallelOptions(workers=workers, cluster=address,
                                                                              progress=False))
             rows.append(row(f"{engine_name}, Dask {workers} workers", dask, time.perf_counter() - start))
-        finally:
-            for p in procs[::-1]:
-                p.terminate()
-            for p in procs:
-                p.wait(timeout=30)
     expected = expected_for(puzzle)
     counts = {(r["covers"], r["unique"], r["total"]) for r in rows}
     agree = len(counts) == 1 and all(r["status"] == "solved" for r in rows)

@@ -190,6 +190,15 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             z += one
         return zend - opt_ptr[o]
 
+    def drop_filtered(m, counted):
+        # take the m options a filter returned out of play; their updates are
+        # the splitter's above a replayed prefix
+        n = 0
+        for q in range(m):
+            n += drop_option(out[q])
+        if counted:
+            state[S_UPDATES] += n
+
     def close(j, check):
         # item j just closed: take each option still in its set out of every
         # other item (every set holds exactly the options still in play, as
@@ -362,19 +371,13 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if pf_min > 0 and remaining >= pf_min:
                     m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep,
                                            par_ok, poff, par_d[level], par_s[level], out)
-                    for q in range(m):
-                        n = drop_option(out[q])
-                        if level >= base:
-                            state[S_UPDATES] += n
+                    drop_filtered(m, level >= base)
                     counters[K_PARITY_FILTER, remaining] += m
                 if vf_min > 0 and remaining >= vf_min:
                     m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
                                            nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark,
                                            out)
-                    for q in range(m):
-                        n = drop_option(out[q])
-                        if level >= base:
-                            state[S_UPDATES] += n
+                    drop_filtered(m, level >= base)
                     counters[K_VOLUME_FILTER, remaining] += m
                 if ff_min > 0 and remaining >= ff_min:
                     r = 0
@@ -382,10 +385,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                         r += 1
                         m = fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
                                             dec, tstamp, ostamp, tlist, cfg, out)
-                        for q in range(m):
-                            n = drop_option(out[q])
-                            if level >= base:
-                                state[S_UPDATES] += n
+                        drop_filtered(m, level >= base)
                         counters[K_FIT_FILTER, remaining] += m
                         if m == 0:
                             break

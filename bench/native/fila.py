@@ -148,6 +148,17 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                 return True
         return False
 
+    def list_set(f, c, occ):
+        # cell c's list set for the occupancy of its variable neighbours (NOF)
+        z = zero
+        i = zero
+        nvc = np.uint64(nv[f, c])
+        while i < nvc:
+            if test(occ, vnb[f, c, i]):
+                z |= one << i
+            i += one
+        return np.uint64(ls_base[f, c]) + z
+
     def tightest(kd, f, occ, h):
         # e and s: the hole with fewest fits (among those with fewest open
         # neighbours for e), fits counted only up to the best so far
@@ -176,14 +187,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
         while t < n_cand:
             c = np.uint64(cand[t])
             t += one
-            z = zero
-            i = zero
-            nvc = np.uint64(nv[f, c])
-            while i < nvc:
-                if test(occ, vnb[f, c, i]):
-                    z |= one << i
-                i += one
-            ls = np.uint64(ls_base[f, c]) + z
+            ls = list_set(f, c, occ)
             base = ls * n_shapes
             todo = nonempty[ls] & avail
             n = 0
@@ -246,15 +250,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
                 else:
                     c = zero
                 if kd == FIRST or kd == ORDER:
-                    # the list set for the occupancy of c's variable neighbours (NOF)
-                    z = zero
-                    t = zero
-                    nvc = np.uint64(nv[f, c])
-                    while t < nvc:
-                        if test(occ, vnb[f, c, t]):
-                            z |= one << t
-                        t += one
-                    ls = np.uint64(ls_base[f, c]) + z
+                    ls = list_set(f, c, occ)
                 else:
                     ls = tightest(kd, f, occ, h)
                 base = ls * n_shapes

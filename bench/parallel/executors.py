@@ -14,9 +14,13 @@ that dies; a task that raises is retried twice.
 from __future__ import annotations
 
 import multiprocessing
+import socket
+import subprocess
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from dataclasses import replace
 
 from bench.errors import UsageError
@@ -126,3 +130,28 @@ def cluster_results(client, payload, subproblems: list, key: str):
                 yield sub, future.exception() or RuntimeError(f"task {future.status}")
     finally:
         client.cancel(list(futures))
+
+
+@contextmanager
+def loopback_cluster(workers: int, cwd=None):
+    """A Dask scheduler and ``workers`` one-thread workers on 127.0.0.1, for tests and benchmarks; yields the address."""
+    from distributed import Client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd}
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"], **quiet)]
+    try:
+        procs += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                    "--no-dashboard"], **quiet) for _ in range(workers)]
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(workers, timeout=60)
+        yield address
+    finally:
+        for process in procs[::-1]:
+            process.terminate()
+        for process in procs:
+            process.wait(timeout=30)

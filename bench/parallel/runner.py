@@ -145,6 +145,17 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     compile_seconds = engine.warm_up()
     settings = resolved_settings(engine, cover, settings)
     key = run_key(cover, engine, settings, options.depth)
+    client = executors.connect(options.cluster) if options.cluster else None
+    try:
+        return _solve(cover, engine, settings, options, limits, key, client, compile_seconds)
+    finally:
+        if client is not None:
+            client.close()
+
+
+def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
+           compile_seconds: float) -> Result:
+    """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
     start = time.perf_counter()
     journal = None
     path = options.journal
@@ -161,11 +172,8 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
         weights = journal.header["weights"]
         depth = journal.header["depth"]
     else:
-        client = executors.connect(options.cluster) if options.cluster else None
         workers = options.workers if client is None else max(len(client.scheduler_info()["workers"]), 1)
-        if client is not None:
-            client.close()
-        per_worker = SUBPROBLEMS_PER_CLUSTER_WORKER if options.cluster else SUBPROBLEMS_PER_WORKER
+        per_worker = SUBPROBLEMS_PER_CLUSTER_WORKER if client is not None else SUBPROBLEMS_PER_WORKER
         subs, split_stats, depth = plan(cover, settings, per_worker * workers, options.depth)
         subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
         if path is not None:
@@ -185,10 +193,8 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     dispatch = None
     payload = (cover, engine, settings)
     solve_start = time.perf_counter()
-    client = None
     try:
-        if options.cluster:
-            client = executors.connect(options.cluster)
+        if client is not None:
             client.run(engine.warm_up)
             dispatch = executors.dispatch_cost(client)
             outcomes = executors.cluster_results(client, payload, todo, key)
@@ -215,16 +221,10 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
         progress.close()
         if journal is not None:
             journal.close()
-        if client is not None:
-            client.close()
     solve_seconds = time.perf_counter() - solve_start
     finished = [done[s.ident] for s in subs if s.ident in done]
-    unfinished = [s.ident for s in subs if s.ident not in done]
-    if errors and status == Status.SOLVED:
-        status = Status.ERROR
-    if unfinished and status == Status.SOLVED:
-        status = Status.ERROR
-    if any(r["status"] != Status.SOLVED.value for r in finished) and status == Status.SOLVED:
+    incomplete = len(finished) < len(subs) or any(r["status"] != Status.SOLVED.value for r in finished)
+    if status == Status.SOLVED and incomplete:
         status = Status.ERROR
     message = ""
     if status != Status.SOLVED:
@@ -233,7 +233,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
         if journal is not None:
             message += f"; resume with --resume (journal {journal.path})"
     stats = merge_stats([split_stats] + [r["stats"] for r in finished])
-    stats["parallel"] = {"workers": options.workers if not options.cluster else "cluster", "subproblems": len(subs),
+    stats["parallel"] = {"workers": options.workers if client is None else "cluster", "subproblems": len(subs),
                          "depth": depth, "resumed": resumed, "errors": len(errors),
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:
