@@ -28,10 +28,13 @@ when its count reaches ``lo`` and closes (its options leave every other item)
 when it reaches ``hi``; closed items are never touched again until reopened.
 Branching on an item that needs exactly one more option and has room for
 exactly one is classic Algorithm X.  Otherwise (identical pieces) the k-th
-branch takes the k-th remaining option and *tweaks* the ones before it out
-of the lists for the rest of that branch, as in Knuth's Algorithm M, so every
-set of options is produced once: permutations of identical pieces are never
-enumerated.
+branch takes the option with the k-th largest number and *tweaks* the ones
+before it out of the lists for the rest of that branch, as in Knuth's
+Algorithm M, so every set of options is produced once: permutations of
+identical pieces are never enumerated.  The order goes by option number, not
+by position in the set, because positions depend on the subtrees searched
+before: this way the tree is the same whether a sub-problem is searched
+alone or within the whole search.
 
 **Search.**  Iterative, with an explicit level stack and four phases
 (forward, try, multi, backup).  The state lives in arrays that survive
@@ -189,6 +192,26 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             remove(z, opt_items[z])
             z += one
         return zend - opt_ptr[o]
+
+    def largest(b):
+        # the node of item b's active option with the largest number
+        k = set_start[b]
+        stop = k + U(size[b])
+        x = sets[k]
+        while k < stop:
+            if node_opt[sets[k]] > node_opt[x]:
+                x = sets[k]
+            k += one
+        return x
+
+    def placed(level, x, o):
+        # option o, through node x, is the placement at this level: the path
+        # and, for the parity trigger and filter, the next level's state
+        node[level] = x
+        chosen[level] = o
+        if track:
+            par_d[level + 1] = par_d[level] - opt_par[o]
+            par_s[level + 1] = par_s[level] - opt_pstep[o]
 
     def drop_filtered(m, counted):
         # take the m options a filter returned out of play; their updates are
@@ -414,11 +437,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     restore(2 * level)
                     phase = BACKUP
                     continue
-                node[level] = x
-                chosen[level] = o
-                if track:
-                    par_d[level + 1] = par_d[level] - opt_par[o]
-                    par_s[level + 1] = par_s[level] - opt_pstep[o]
+                placed(level, x, o)
                 level += 1
                 continue
             if (handoff_at > 0 and remaining <= handoff_at and not sample and level >= base
@@ -477,7 +496,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     # the k-th branch of an identical-piece item: the k-1 before it tweaked out
                     degree = size[b] - need + 1
                     for q in range(np.random.randint(0, degree)):
-                        drop_option(node_opt[sets[set_start[b] + U(size[b]) - one]])
+                        drop_option(node_opt[largest(b)])
                     est[1] += sprod[level] * degree
                     sprod[level + 1] = sprod[level] * degree
                 phase = MULTI
@@ -504,11 +523,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 continue
             state[S_UPDATES] += n
             updates_by[remaining] += n
-            node[level] = x
-            chosen[level] = o
-            if track:
-                par_d[level + 1] = par_d[level] - opt_par[o]
-                par_s[level + 1] = par_s[level] - opt_pstep[o]
+            placed(level, x, o)
             level += 1
             phase = FORWARD
             if trace != 0 and traced(True, n_pieces - level):
@@ -522,7 +537,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 restore(2 * level)
                 phase = BACKUP
                 continue
-            x = sets[set_start[b] + U(size[b]) - one]
+            x = largest(b)
             o = node_opt[x]
             save(2 * level + 1)
             remaining = n_pieces - level
@@ -547,11 +562,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 continue
             state[S_UPDATES] += n + m
             updates_by[remaining] += n + m
-            node[level] = x
-            chosen[level] = o
-            if track:
-                par_d[level + 1] = par_d[level] - opt_par[o]
-                par_s[level + 1] = par_s[level] - opt_pstep[o]
+            placed(level, x, o)
             level += 1
             phase = FORWARD
             if trace != 0 and traced(True, n_pieces - level):
