@@ -60,6 +60,7 @@ from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, 
                                       K_VOLUME_BT, K_VOLUME_FILTER, build_constraints, fit_filter_pass,
                                       parity_filter_pass, volume_filter_pass, volume_violated)
 from bench.native.heuristics import FIXED_ORDER, compile_order
+from bench.native.memo import CoverMemo
 
 # kernel return codes
 DONE, PAUSED, FULL_STOP, BUFFER_FULL, TRACE, HANDOFF = 0, 1, 2, 3, 4, 5
@@ -620,7 +621,18 @@ def seed_random(seed):
 
 
 def build_sets(cover):
-    """Sparse-set arrays of a cover: ``node_opt, sets, loc, set_start`` (uint32) and ``size``."""
+    """Sparse-set arrays of a cover: ``node_opt, sets, loc, set_start`` (uint32) and ``size``.
+
+    The search writes to ``sets``, ``loc`` and ``size``, so each call gets
+    its own copies of those; the sort that builds them is done once per matrix.
+    """
+    node_opt, sets, loc, set_start, size = _sorted_sets(cover)
+    return node_opt, sets.copy(), loc.copy(), set_start, size.copy()
+
+
+@CoverMemo
+def _sorted_sets(cover):
+    """:func:`build_sets` computed afresh."""
     items = cover.opt_items.astype(np.int64)
     node_opt = np.repeat(np.arange(cover.n_options, dtype=np.uint32), np.diff(cover.opt_ptr))
     size = np.bincount(items, minlength=cover.n_items).astype(np.int32)

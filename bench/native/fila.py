@@ -50,6 +50,7 @@ from bench.engines import (CONSTRAINTS, Limits, Result, Settings, apply_tuning, 
                            parse_tuning)
 from bench.errors import UsageError
 from bench.models.filters import cell_neighbours
+from bench.native.memo import CoverMemo
 from bench.native import dlx
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
 from bench.native.bitfield import count_and, drop_lowest, hits, holes, is_empty, load, lowest, merge, store, test
@@ -553,8 +554,9 @@ class Plan:
     nof: bool
 
 
+@CoverMemo
 def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
-    """Selection kinds and list families from the schedule ``order``."""
+    """Selection kinds and list families from the schedule ``order`` (read-only: remembered per matrix)."""
     compiled = dlx.compile_order(order, cover, n_pieces)
     active = schedule(order, n_pieces)
     kind = np.zeros(n_pieces + 2, dtype=np.int32)

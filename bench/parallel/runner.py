@@ -33,7 +33,7 @@ from bench.parallel.split import SubProblem, merge_stats, split
 SUBPROBLEMS_PER_WORKER = 6
 SUBPROBLEMS_PER_CLUSTER_WORKER = 6
 """Fewer on a cluster: each costs a round trip through the scheduler (about 10 ms on loopback here)."""
-ESTIMATE_PATHS = 4000
+ESTIMATE_PATHS = 2000
 MIN_PARALLEL_NODES = 2_000_000
 """Estimated DLX nodes below which an automatic run stays in one process (a few seconds at most)."""
 
