@@ -159,7 +159,11 @@ def test_a_two_worker_dask_cluster_on_loopback_gives_the_same_counts(p10x6, dask
                                                                        journal=tmp_path / "j.jsonl"))
     assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
     assert result.stats["fits"] == engine.solve(p10x6).stats["fits"]
-    assert 0 < result.stats["parallel"]["dispatch_seconds_per_task"] < 1
+    par = result.stats["parallel"]
+    assert 0 < par["dispatch_seconds_per_task"] < 1
+    assert 1 <= par["tasks"] <= par["subproblems"]
+    assert par["dispatch_share"] == pytest.approx(par["tasks"] * par["dispatch_seconds_per_task"] / sum(
+        r["seconds"] for r in map(json.loads, (tmp_path / "j.jsonl").read_text().splitlines()[1:])))
 
 
 def test_cluster_cli(dask_cluster, capsys):
@@ -220,3 +224,15 @@ def test_progress_line():
     quiet = io.StringIO()
     Progress(2, {}, enabled=False, stream=quiet).advance("0")
     assert quiet.getvalue() == ""
+
+
+def test_bundles_keep_order_and_hold_at_least_their_share():
+    from bench.parallel.runner import bundle
+    from bench.parallel.split import SubProblem
+
+    subs = [SubProblem(str(k), ((k, ()),)) for k in range(10)]
+    weights = {str(k): w for k, w in enumerate([50, 30, 9, 8, 7, 6, 5, 4, 3, 2])}
+    tasks = bundle(subs, weights, 10)
+    assert [s for t in tasks for s in t] == subs
+    assert [[s.ident for s in t] for t in tasks] == [["0"], ["1"], ["2", "3"], ["4", "5"], ["6", "7", "8"], ["9"]]
+    assert bundle(subs, weights, 0) == [[s] for s in subs]

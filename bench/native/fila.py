@@ -73,7 +73,7 @@ MAX_NEIGHBOURS = 6
 # -- the kernel ----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, order_cells,
                 nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
                 cand, p0, n_shapes,

@@ -114,22 +114,50 @@ def dispatch_cost(client, tasks: int = 40) -> float:
     return (time.perf_counter() - start) / tasks
 
 
-def cluster_results(client, payload, subproblems: list, key: str):
-    """Solve ``subproblems`` on the Dask cluster behind ``client``; yields as they finish."""
-    from distributed import as_completed
+def solve_bundle(payload, prefixes: list) -> list[dict]:
+    """Solve several sub-problems in one task (one round trip through the scheduler for all of them)."""
+    return [solve_one(payload, prefix) for prefix in prefixes]
 
-    remote = client.scatter(payload, broadcast=True, hash=False)
-    futures = {client.submit(solve_one, remote, sub.prefix, key=f"bench-{key[:12]}-{sub.ident}", pure=False,
-                             retries=2): sub for sub in subproblems}
-    try:
-        for future in as_completed(futures):
-            sub = futures[future]
+
+class ClusterQueue:
+    """Tasks on the Dask cluster behind ``client``: bundles of sub-problems, submitted at any time.
+
+    The payload is scattered to every worker once.  Iterating yields
+    ``(sub_problem, outcome)`` per sub-problem as tasks finish, including
+    tasks submitted during the iteration; every sub-problem of a task that
+    failed gets its error.  ``close`` cancels what has not finished.
+    """
+
+    def __init__(self, client, payload, key: str):
+        from distributed import as_completed
+
+        self.client = client
+        self.key = key
+        self.remote = client.scatter(payload, broadcast=True, hash=False)
+        self.futures: dict = {}
+        self.finished = as_completed()
+
+    def submit(self, bundle: list) -> None:
+        """Queue one task solving the sub-problems of ``bundle`` in order."""
+        future = self.client.submit(solve_bundle, self.remote, [sub.prefix for sub in bundle],
+                                    key=f"bench-{self.key[:12]}-{bundle[0].ident}+{len(bundle)}", pure=False,
+                                    retries=2)
+        self.futures[future] = bundle
+        self.finished.add(future)
+
+    def __iter__(self):
+        for future in self.finished:
+            bundle = self.futures[future]
             if future.status == "finished":
-                yield sub, future.result()
+                yield from zip(bundle, future.result())
             else:
-                yield sub, future.exception() or RuntimeError(f"task {future.status}")
-    finally:
-        client.cancel(list(futures))
+                error = future.exception() or RuntimeError(f"task {future.status}")
+                for sub in bundle:
+                    yield sub, error
+
+    def close(self) -> None:
+        """Cancel every task still queued or running."""
+        self.client.cancel(list(self.futures))
 
 
 @contextmanager

@@ -31,9 +31,11 @@ from bench.parallel.progress import Progress
 from bench.parallel.split import SubProblem, merge_stats, split
 
 SUBPROBLEMS_PER_WORKER = 6
-SUBPROBLEMS_PER_CLUSTER_WORKER = 6
-"""Fewer on a cluster: each costs a round trip through the scheduler (about 10 ms on loopback here)."""
 ESTIMATE_PATHS = 2000
+DISPATCH_SHARE = 0.025
+"""Target share of a cluster run spent on scheduler round trips: half the 5 % allowed, as estimates may be 2x off."""
+FIRST_SHARE = 0.5
+"""Estimated share of a cluster run sent first, largest sub-problems one per task, to time the engine on the workers."""
 MIN_PARALLEL_NODES = 2_000_000
 """Estimated DLX nodes below which an automatic run stays in one process (a few seconds at most)."""
 
@@ -137,6 +139,79 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
     return out, merge_stats(parts), weights
 
 
+def bundle(subs: list[SubProblem], weights: dict, least: float) -> list[list[SubProblem]]:
+    """Group ``subs`` in order into tasks of at least ``least`` estimated nodes (the last may hold less).
+
+    A sub-problem of that weight or more is a task alone, so with ``subs``
+    largest first the tasks are too, and the last to be dispatched are
+    about ``least``: the tail where workers wait for each other stays short.
+    """
+    out: list[list[SubProblem]] = []
+    current: list[SubProblem] = []
+    load = 0.0
+    for sub in subs:
+        current.append(sub)
+        load += weights.get(sub.ident, 0.0)
+        if load >= least:
+            out.append(current)
+            current, load = [], 0.0
+    if current:
+        out.append(current)
+    return out
+
+
+def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, key: str, workers: int,
+                      dispatch: float, report: dict):
+    """Send ``todo`` (largest first) to the cluster: the largest alone, the rest in bundles sized from the first.
+
+    The largest sub-problems, about :data:`FIRST_SHARE` of the estimated
+    work, go one per task; once ``workers`` of them are back, their solving
+    seconds per estimated node turn the round trip (``dispatch`` seconds)
+    into the least weight of a task that keeps round trips under
+    :data:`DISPATCH_SHARE` of its solving time, and the rest go in bundles
+    of that weight.  ``report`` receives the run's estimated solving
+    seconds and the number of tasks.
+    """
+    total = sum(weights.get(s.ident, 0.0) for s in todo)
+    first, load = [], 0.0
+    while len(first) < len(todo) and (len(first) < 2 * workers or load < FIRST_SHARE * total):
+        load += weights.get(todo[len(first)].ident, 0.0)
+        first.append(todo[len(first)])
+    rest = todo[len(first):]
+    queue = executors.ClusterQueue(client, payload, key)
+    tasks = len(first)
+    report.update(tasks=tasks)
+    try:
+        for sub in first:
+            queue.submit([sub])
+        measured_weight = measured_seconds = 0.0
+        returned = 0
+        for sub, outcome in queue:
+            yield sub, outcome
+            if rest is None:
+                continue
+            returned += 1
+            if not isinstance(outcome, BaseException):
+                measured_weight += weights.get(sub.ident, 0.0)
+                measured_seconds += outcome["seconds"]
+            if returned >= min(workers, len(first)):
+                per_weight = measured_seconds / measured_weight if measured_weight > 0 else 0.0
+                least = dispatch / DISPATCH_SHARE / per_weight if per_weight > 0 else 0.0
+                # the first were picked for their large estimates, which are biased upwards, so ``least`` may be
+                # too large: keep enough tasks for the workers to finish together
+                rest_weight = sum(weights.get(s.ident, 0.0) for s in rest)
+                least = min(least, rest_weight / (SUBPROBLEMS_PER_WORKER * workers))
+                bundles = bundle(rest, weights, least)
+                estimated = per_weight * total
+                for b in bundles:
+                    queue.submit(b)
+                tasks += len(bundles)
+                report.update(tasks=tasks, estimated_seconds=estimated)
+                rest = None
+    finally:
+        queue.close()
+
+
 def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None) -> Result:
     """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster."""
     reason = splittable(engine, settings, limits)
@@ -156,6 +231,15 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
            compile_seconds: float) -> Result:
     """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
+    timings = {"compile": compile_seconds}
+    workers = options.workers
+    dispatch = None
+    if client is not None:
+        workers = max(len(client.scheduler_info()["workers"]), 1)
+        start = time.perf_counter()
+        client.run(engine.warm_up)
+        timings["worker_compile"] = time.perf_counter() - start
+        dispatch = executors.dispatch_cost(client)
     start = time.perf_counter()
     journal = None
     path = options.journal
@@ -172,9 +256,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         weights = journal.header["weights"]
         depth = journal.header["depth"]
     else:
-        workers = options.workers if client is None else max(len(client.scheduler_info()["workers"]), 1)
-        per_worker = SUBPROBLEMS_PER_CLUSTER_WORKER if client is not None else SUBPROBLEMS_PER_WORKER
-        subs, split_stats, depth = plan(cover, settings, per_worker * workers, options.depth)
+        subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth)
         subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
         if path is not None:
             journal = Journal.create(path, {
@@ -183,21 +265,20 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                 "weights": weights})
     split_seconds = time.perf_counter() - start
     done: dict[str, dict] = dict(journal.done) if journal else {}
-    resumed = len(done)
+    earlier = set(done)
+    resumed = len(earlier)
     todo = sorted((s for s in subs if s.ident not in done), key=lambda s: -weights.get(s.ident, 0.0))
     progress = Progress(len(subs), weights, options.progress)
     for ident in done:
         progress.skip(ident)
     errors: dict[str, str] = {}
     status = Status.SOLVED
-    dispatch = None
     payload = (cover, engine, settings)
+    report: dict = {}
     solve_start = time.perf_counter()
     try:
         if client is not None:
-            client.run(engine.warm_up)
-            dispatch = executors.dispatch_cost(client)
-            outcomes = executors.cluster_results(client, payload, todo, key)
+            outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
         else:
             outcomes = executors.local_results(payload, todo, options.workers)
         for sub, outcome in outcomes:
@@ -233,11 +314,14 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if journal is not None:
             message += f"; resume with --resume (journal {journal.path})"
     stats = merge_stats([split_stats] + [r["stats"] for r in finished])
-    stats["parallel"] = {"workers": options.workers if client is None else "cluster", "subproblems": len(subs),
+    busy = sum(record["seconds"] for ident, record in done.items() if ident not in earlier)
+    stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
                          "depth": depth, "resumed": resumed, "errors": len(errors),
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:
-        stats["parallel"]["dispatch_seconds_per_task"] = dispatch
+        tasks = report.get("tasks", 0)
+        stats["parallel"].update(report, dispatch_seconds_per_task=dispatch,
+                                 dispatch_share=tasks * dispatch / busy if busy > 0 else 0.0)
     exact = status == Status.SOLVED
     return Result(
         engine=engine.name,
@@ -247,7 +331,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         unique=sum(r["unique"] or 0 for r in finished) if exact or finished else None,
         total=sum(r["total"] or 0 for r in finished) if exact or finished else None,
         stats=stats,
-        timings={"compile": compile_seconds, "split": split_seconds, "solve": solve_seconds},
+        timings={**timings, "split": split_seconds, "solve": solve_seconds},
         cover_hash=cover.hash,
         message=message,
     )
