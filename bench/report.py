@@ -54,6 +54,7 @@ def summarize(document: dict) -> list[dict]:
             "rounds": len(rows), "covers": best["covers"], "unique": best["unique"], "total": best["total"],
             "solve": statistics.median(times) if times else None,
             "compile": best.get("compile"), "stats": best.get("stats") or {}, "message": best.get("message", ""),
+            "workers": best.get("workers", 1),
             "check": "MISMATCH" if "mismatch" in problems.get(puzzle, []) else "ok",
         })
     fastest: dict[str, float] = {}
@@ -74,7 +75,8 @@ def _table_rows(lines: list[dict], timeout) -> list[list]:
         if line["status"] == "timeout" and timeout:
             solve = f">{timeout:g}"
         out.append([
-            line["puzzle"], line["engine"] + (f" ({line['variant']})" if line["variant"] else ""), line["status"],
+            line["puzzle"], line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
+            + (f" on {line['workers']} workers" if line["workers"] != 1 else ""), line["status"],
             line["covers"], line["unique"], line["total"], solve, _seconds(line["compile"]),
             "" if line["ratio"] is None else f"{line['ratio']:.1f}x",
             (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or line["message"][:60], line["check"],
@@ -110,7 +112,9 @@ def render_markdown(document: dict, source: str = "") -> str:
         f"({opts.get('redundancy_method', 'orientation')}); one-shot filters: "
         + (", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
                      for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"),
-        "- Times are solve seconds; JIT compile is separate and was done once before timing.",
+        "- Times are solve seconds (a split solve's include its split); JIT compile is separate and was done once "
+        "before timing." + (f" DLX and FILA split {'every search' if opts.get('split_every_search') else 'large searches'}"
+                            f" over {opts['workers']} workers." if opts.get("workers") else ""),
         "",
         render_run(document, "github"),
         "",
@@ -125,8 +129,8 @@ def render_markdown(document: dict, source: str = "") -> str:
 def render_csv(document: dict) -> str:
     """The summary as CSV, one line per puzzle and engine."""
     buf = io.StringIO()
-    fields = ["puzzle", "cover_hash", "engine", "variant", "status", "rounds", "covers", "unique", "total", "solve",
-              "compile", "ratio", "check", "message"]
+    fields = ["puzzle", "cover_hash", "engine", "variant", "workers", "status", "rounds", "covers", "unique", "total",
+              "solve", "compile", "ratio", "check", "message"]
     writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS + CONSTRAINT_KEYS], extrasaction="ignore")
     writer.writeheader()
     for line in summarize(document):

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import faulthandler
 import multiprocessing
+import os
+import signal
 import sys
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from bench import results
@@ -29,6 +32,8 @@ from bench.inputs import definition_files, load_puzzles
 from bench.models.cover import Cover
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.filters import add_filter_arguments, apply_one_shot, one_shot_requests
+from bench.parallel.cli import add_parallel_arguments, parallel_options, solve_maybe_parallel
+from bench.parallel.runner import ParallelOptions
 from bench.report import render_run
 from bench.solve import redundancy_choice
 
@@ -52,6 +57,7 @@ def add_parser(sub) -> None:
     p.add_argument("--redundancy-method", default="orientation", choices=("orientation", "orbit"),
                    help="which image of each orbit the filter keeps (default orientation, as polycube)")
     add_filter_arguments(p, in_search=False)
+    add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
@@ -88,6 +94,11 @@ def cmd_run(args) -> int:
             raise UsageError(f"bench run applies --{name}-filter once, to the matrix every engine shares; for "
                              f"filtering inside the search give the engines that do it a variant, e.g. "
                              f"dlx:{name[0].upper()}{value}")
+    parallel = parallel_options(args)
+    if parallel is not None:
+        parallel = replace(parallel, progress=False)
+        options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
+        options["split_every_search"] = parallel.explicit
     document = results.new_document(["bench", "run", *args.paths], options)
     path = None if args.no_save else Path(args.results) if args.results else results.default_path()
     compile_seconds = warm_up(specs)
@@ -117,7 +128,7 @@ def cmd_run(args) -> int:
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
                 else:
-                    rows = run_puzzle(entry, cover, specs, args, compile_seconds)
+                    rows = run_puzzle(entry, cover, specs, args, compile_seconds, parallel)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if path is not None:
@@ -164,19 +175,21 @@ def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: 
     }
 
 
-def run_puzzle(entry: dict, cover, specs: list[str], args, compile_seconds: dict) -> list[dict]:
-    """All rounds of all engines on one cover."""
+def run_puzzle(entry: dict, cover, specs: list[str], args, compile_seconds: dict,
+               parallel: ParallelOptions | None = None) -> list[dict]:
+    """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split)."""
     rows = []
     for round_no in range(args.rounds):
         shift = round_no % len(specs)
         for spec in specs[shift:] + specs[:shift]:
-            result = run_engine(spec, cover, args.mode, args.timeout)
+            result = run_engine(spec, cover, args.mode, args.timeout, parallel)
             if result.status != Status.SKIPPED:
                 result.timings.setdefault("compile", compile_seconds.get(spec, 0.0))
             rows.append(row(entry, spec, round_no, result))
+            workers = rows[-1]["workers"]
             print(f"  {spec:<14} round {round_no + 1}: {result.status.value:<8} covers={result.covers} "
-                  f"solve={result.timings.get('solve', float('nan')):.3f}s {result.message}", file=sys.stderr,
-                  flush=True)
+                  f"solve={rows[-1]['solve'] if rows[-1]['solve'] is not None else float('nan'):.3f}s"
+                  f"{f' on {workers} workers' if workers != 1 else ''} {result.message}", file=sys.stderr, flush=True)
     return rows
 
 
@@ -193,11 +206,15 @@ def static_proof_rows(entry: dict, specs: list[str], reasons: list[str]) -> list
 
 
 def row(entry: dict, spec: str, round_no: int, result: Result) -> dict:
-    """One result row of the file."""
+    """One result row of the file; a split solve's time includes its split."""
+    solve = result.timings.get("solve")
+    if solve is not None:
+        solve += result.timings.get("split", 0.0)
     return {
         "puzzle": entry["key"], "cover_hash": entry["cover_hash"], "engine": spec, "variant": result.variant,
         "round": round_no, "status": result.status.value, "covers": result.covers, "unique": result.unique,
-        "total": result.total, "solve": result.timings.get("solve"), "setup": result.timings.get("setup"),
+        "total": result.total, "solve": solve, "setup": result.timings.get("setup"),
+        "workers": result.stats.get("parallel", {}).get("workers", 1),
         "compile": result.timings.get("compile"), "stats": result.stats, "message": result.message,
     }
 
@@ -208,14 +225,18 @@ def limits_for(engine, mode: str, timeout: float) -> Limits:
                   time_limit=timeout if "time_limit" in engine.supported else None)
 
 
-def _child(spec: str, cover, mode: str, timeout: float, conn) -> None:
+def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None, conn) -> None:
     faulthandler.disable()  # a crashing engine is reported as a status, not with a stack dump
+    os.setpgid(0, 0)  # so that a hard timeout also stops the worker processes of a split solve
     try:
         engine = get_engine(spec)
         if not engine.available():
             result = Result(engine=spec, status=Status.SKIPPED, message="library not installed")
         elif mode == "first" and getattr(engine, "counts_only", False):
             result = Result(engine=spec, status=Status.SKIPPED, message="counts only; no first-solution mode")
+        elif parallel is not None and mode == "count" and "prefix" in engine.supported:
+            result = solve_maybe_parallel(cover, engine, Settings(), limits_for(engine, mode, timeout), parallel,
+                                          printing=False)
         else:
             result = engine.solve(cover, Settings(), limits_for(engine, mode, timeout))
     except UsageError as exc:
@@ -228,13 +249,17 @@ def _child(spec: str, cover, mode: str, timeout: float, conn) -> None:
     conn.close()
 
 
-def run_engine(spec: str, cover, mode: str, timeout: float) -> Result:
+def run_engine(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None = None) -> Result:
     """Solve in a forked child with a hard timeout; a crash or a hang becomes a status."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, send), daemon=True)
+    proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, parallel, send), daemon=False)
     start = time.perf_counter()
     proc.start()
+    try:
+        os.setpgid(proc.pid, proc.pid)  # the child does it too: whichever runs first, no gap
+    except (ProcessLookupError, PermissionError):
+        pass
     send.close()
     grace = max(2.0, 0.1 * timeout)
     try:
@@ -248,6 +273,10 @@ def run_engine(spec: str, cover, mode: str, timeout: float) -> Result:
         return Result(engine=spec, status=Status.TIMEOUT, message=f"killed after {timeout + grace:.0f} s",
                       timings={"solve": time.perf_counter() - start})
     finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the child and any worker processes it left behind
+        except (ProcessLookupError, PermissionError):
+            pass
         if proc.is_alive():
             proc.kill()
         proc.join()

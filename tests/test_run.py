@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 
 import pytest
 
@@ -131,3 +132,34 @@ def test_bad_result_files_and_engine_names_are_clear_errors(capsys, tmp_path):
     assert "not a bench result file" in capsys.readouterr().err
     assert main(["run", "-e", "dlx,nope", str(DEFS / "dominoes_4x4.txt")]) == 2
     assert "unknown engine 'nope'" in capsys.readouterr().err
+
+
+def test_native_engines_split_over_workers_and_say_so(capsys, tmp_path):
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila,sat", "--workers", "2", "--timeout", "60",
+                                str(DEFS / "pentominoes_20x3.txt"))
+    assert status == 0, err
+    by_engine = {r["engine"]: r for r in doc["rows"]}
+    assert by_engine["dlx"]["workers"] == 2 and by_engine["fila"]["workers"] == 2
+    assert by_engine["sat"]["workers"] == 1  # an engine that cannot split runs as it always does
+    assert {(r["covers"], r["unique"], r["total"]) for r in doc["rows"]} == {(2, 2, 8)}
+    assert by_engine["fila"]["stats"]["parallel"]["subproblems"] >= 2
+    assert "fila (" in out and "on 2 workers" in out
+    assert doc["options"]["workers"] == 2 and doc["options"]["split_every_search"]
+
+
+def test_a_timed_out_split_solve_leaves_no_worker_behind():
+    import psutil
+
+    import bench
+    from bench.models.cover import Cover
+    from bench.parallel.runner import ParallelOptions
+    from bench.run import run_engine
+
+    [puzzle] = bench.load(DEFS / "tetriscube.txt")
+    me = psutil.Process()
+    result = run_engine("fila", Cover.from_puzzle(puzzle), "count", 1.0, ParallelOptions(workers=2, progress=False))
+    assert result.status.value == "timeout"
+    time.sleep(0.5)
+    left = [p for p in psutil.process_iter(["cmdline", "status"])
+            if p.pid != me.pid and p.info["cmdline"] == me.cmdline() and p.info["status"] != psutil.STATUS_ZOMBIE]
+    assert left == []

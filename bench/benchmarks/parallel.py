@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,6 +26,7 @@ from bench.engines import Settings, get_engine
 from bench.expected import expected_for
 from bench.parallel.executors import loopback_cluster
 from bench.parallel.runner import ParallelOptions, solve_parallel
+from bench.solve import redundancy_choice
 
 CASES = {
     "tetriscube": ("defs/tetriscube.txt", "L", "fila"),
@@ -49,35 +51,48 @@ def _round(value, digits: int):
     return "" if value is None else round(value, digits)
 
 
-def run_case(name: str, workers: int, cluster: bool, out: Path) -> int:
+def run_case(name: str, workers: int, cluster: bool, rounds: int, out: Path) -> int:
     path, redundancy, engine_name = CASES[name]
     [puzzle] = bench.load(path)
-    cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+    cover = Cover.from_puzzle(puzzle, redundancy=redundancy_choice(redundancy))
     engine = get_engine(engine_name)
     engine.warm_up()
-    rows = []
-    start = time.perf_counter()
-    single = engine.solve(cover, Settings())
-    rows.append(row(f"{engine_name}, 1 process", single, time.perf_counter() - start))
-    start = time.perf_counter()
-    split = solve_parallel(cover, engine, Settings(), ParallelOptions(workers=workers, progress=False))
-    rows.append(row(f"{engine_name}, {workers} workers", split, time.perf_counter() - start))
+    runs: dict[str, list] = {}
+
+    def timed(label: str, solve) -> None:
+        start = time.perf_counter()
+        result = solve()
+        # the Dask workers' one-off kernel loading is compile time, kept apart as for one process
+        seconds = time.perf_counter() - start - result.timings.get("worker_compile", 0.0)
+        runs.setdefault(label, []).append((seconds, result))
+
+    for _ in range(rounds):
+        timed(f"{engine_name}, 1 process", lambda: engine.solve(cover, Settings()))
+        timed(f"{engine_name}, {workers} workers", lambda: solve_parallel(
+            cover, engine, Settings(), ParallelOptions(workers=workers, progress=False)))
     if cluster:
+        # started after the local rounds: an idle scheduler and workers still take CPU time from them
         with loopback_cluster(workers) as address:
-            start = time.perf_counter()
-            dask = solve_parallel(cover, engine, Settings(), ParallelOptions(workers=workers, cluster=address,
-                                                                             progress=False))
-            seconds = time.perf_counter() - start - dask.timings.get("worker_compile", 0.0)
-            rows.append(row(f"{engine_name}, Dask {workers} workers", dask, seconds))
+            for _ in range(rounds):
+                timed(f"{engine_name}, Dask {workers} workers", lambda: solve_parallel(
+                    cover, engine, Settings(), ParallelOptions(workers=workers, cluster=address, progress=False)))
+    rows = []
+    for label, done in runs.items():
+        seconds = [t for t, _ in done]
+        median = statistics.median(seconds)
+        _, result = min(done, key=lambda d: abs(d[0] - median))
+        rows.append({**row(label, result, median), "all_seconds": [round(t, 3) for t in seconds]})
+        rows[-1]["counts_each_round"] = sorted({(r.covers, r.unique, r.total, r.status.value) for _, r in done})
     expected = expected_for(puzzle)
-    counts = {(r["covers"], r["unique"], r["total"]) for r in rows}
-    agree = len(counts) == 1 and all(r["status"] == "solved" for r in rows)
+    counts = {c for r in rows for c in r.pop("counts_each_round")}
+    agree = len(counts) == 1 and next(iter(counts))[3] == "solved"
     if expected is not None and expected.unique is not None:
         agree = agree and (rows[0]["unique"], rows[0]["total"]) == (expected.unique, expected.total)
     base = rows[0]["seconds"]
     for r in rows:
         r["speedup"] = round(base / r["seconds"], 2) if r["seconds"] else ""
     doc = {"case": name, "puzzle": path, "redundancy": redundancy, "engine": engine_name, "workers": workers,
+           "rounds": rounds,
            "machine": f"{platform.processor() or platform.machine()}, {len(__import__('os').sched_getaffinity(0))} cores, "
                       f"Python {platform.python_version()}", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "counts_agree": agree, "rows": rows}
@@ -91,11 +106,11 @@ def run_case(name: str, workers: int, cluster: bool, out: Path) -> int:
 def markdown(doc: dict) -> str:
     """The case as a Markdown table."""
     keys = ["run", "status", "covers", "unique", "total", "seconds", "speedup", "nodes", "fits", "subproblems", "depth",
-            "split_s", "worker_compile_s", "tasks", "dispatch_s_per_task", "dispatch_share"]
+            "split_s", "worker_compile_s", "tasks", "dispatch_s_per_task", "dispatch_share", "all_seconds"]
     lines = [f"# Parallel speed-up: {doc['puzzle']} (redundancy {doc['redundancy'] or 'off'}, {doc['engine']})", "",
              f"- Machine: {doc['machine']}; {doc['date']}",
              f"- Counts agree (with each other and expected.toml): {'yes' if doc['counts_agree'] else 'NO'}",
-             "- seconds: wall time of the whole solve (split, estimates, calibration and dispatch included; the "
+             f"- seconds: median of {doc['rounds']} interleaved rounds (all_seconds: each round) of the wall time of the whole solve (split, estimates, calibration and dispatch included; the "
              "Dask workers' one-off kernel loading is worker_compile_s, apart, as compile time is for one process); "
              "speedup against one process; tasks: Dask tasks (bundles of sub-problems); dispatch_share: tasks x "
              "the measured round trip of an empty task, over the workers' solving seconds", "",
@@ -111,11 +126,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("cases", nargs="*", metavar="CASE", help="any of: " + " ".join(CASES))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--cluster", action="store_true", help="also run through a Dask cluster on loopback")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each configuration, interleaved; medians shown")
     parser.add_argument("--results", default="results")
     args = parser.parse_args(argv)
     status = 0
     for name in args.cases or ["tetriscube", "onesided18x5"]:
-        status = max(status, run_case(name, args.workers, args.cluster, Path(args.results)))
+        status = max(status, run_case(name, args.workers, args.cluster, args.rounds, Path(args.results)))
     return status
 
 

@@ -31,7 +31,7 @@ from bench.parallel.progress import Progress
 from bench.parallel.split import SubProblem, merge_stats, split
 
 SUBPROBLEMS_PER_WORKER = 6
-ESTIMATE_PATHS = 2000
+ESTIMATE_PATHS = 600
 DISPATCH_SHARE = 0.025
 """Target share of a cluster run spent on scheduler round trips: half the 5 % allowed, as estimates may be 2x off."""
 FIRST_SHARE = 0.5
