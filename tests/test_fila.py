@@ -244,6 +244,29 @@ def test_bitfield_vocabulary_in_python_and_numba_agree():
     assert bf.lowest(bf.holes((2 ** 64 - 1, 1), (2 ** 64 - 1, 3))) == 65
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1),
+       st.lists(st.integers(0, 127), max_size=6, unique=True))
+def test_gather_packs_the_masked_bits_in_order_on_every_path(v0, v1, m0, bits):
+    from numba import njit
+
+    from bench.native import bitfield as bf
+
+    mask = sum(1 << b for b in bits)
+    two = (mask & (2 ** 64 - 1), mask >> 64)
+    want = sum(1 << k for k, b in enumerate(sorted(bits)) if ((v1 << 64 | v0) >> b) & 1)
+    assert bf.gather((v0, v1), two) == want
+
+    @njit
+    def packed(v, m):
+        return bf.gather(v, m)
+
+    portable = njit(bf._gather_word)
+    u = np.uint64
+    assert packed((u(v0), u(v1)), (u(two[0]), u(two[1]))) == want
+    assert packed(u(v0), u(m0)) == portable(u(v0), u(m0)) == bf.gather(v0, m0)
+
+
 @settings(max_examples=40, deadline=None)
 @given(tiled_puzzles(), st.sampled_from(["f", "e", "s", "x", "R", "e=6:f=2", "s=5:y=3"]), st.booleans(),
        st.integers(0, 40), st.booleans())

@@ -53,7 +53,7 @@ from bench.models.filters import cell_neighbours
 from bench.native.memo import CoverMemo
 from bench.native import dlx
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
-from bench.native.bitfield import count_and, drop_lowest, hits, holes, is_empty, load, lowest, merge, store, test
+from bench.native.bitfield import count_and, drop_lowest, gather, hits, holes, is_empty, load, lowest, merge, store, test
 from bench.native.dlx import (DONE, PAUSED, S_COVERS, S_NODES, S_TOTAL, S_UNIQUE,
                               Search, piece_count, record_cover)
 from bench.native.heuristics import schedule
@@ -74,7 +74,7 @@ MAX_NEIGHBOURS = 6
 
 
 @njit(cache=True, nogil=True)
-def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, order_cells,
+def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, order_cells,
                 nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
                 cand, p0, n_shapes,
                 state, attempts, fits,
@@ -103,6 +103,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
     poff = ccfg[C_PAR_OFFSET]
     pwidth = par_ok.shape[1]
     n_local = lmark.shape[0]
+    n_cells_l = np.uint64(ls_base.shape[1])
     triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
     n_prefix = prefix.shape[0]
@@ -151,14 +152,7 @@ def fila_search(lay, entry_img, lp, ls_base, vnb, nv, nbr, full_arr, kind, fam, 
 
     def list_set(f, c, occ):
         # cell c's list set for the occupancy of its variable neighbours (NOF)
-        z = zero
-        i = zero
-        nvc = np.uint64(nv[f, c])
-        while i < nvc:
-            if test(occ, vnb[f, c, i]):
-                z |= one << i
-            i += one
-        return np.uint64(ls_base[f, c]) + z
+        return np.uint64(ls_base[f, c]) + gather(occ, load(vmask, f * n_cells_l + c))
 
     def tightest(kd, f, occ, h):
         # e and s: the hole with fewest fits (among those with fewest open
@@ -364,15 +358,16 @@ def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
 def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_rank, fam_ordered, nb_ptr, nb, nof):
     """The image list sets of every family (an unordered one, one per fixed order).
 
-    Returns ``lp, lay, entry_img, nonempty, ls_base, vnb, nv``: list
+    Returns ``lp, lay, entry_img, nonempty, ls_base, vmask``: list
     ``(ls, s)`` holds the images ``entry_img[lp[k] : lp[k + 1] - 1]`` with
     ``k = ls * n_shapes + s``, their layout words in ``lay``, and ends with
     a sentinel of no cells, which always fits, so the kernel's scan needs no
     bound check; bit s of ``nonempty[ls]`` says list ``(ls, s)`` has images.
-    Cell c of family f owns list sets ``ls_base[f, c] + z`` for
-    ``z < 2 ** nv[f, c]``, bit k of z meaning neighbour ``vnb[f, c, k]`` is
-    filled.  In an ordered family an image sits only at its earliest cell
-    (POF) and only later neighbours are variable.
+    Cell c of family f owns list sets ``ls_base[f, c] + z``, where bit k of
+    z says the k-th lowest of its variable neighbours is filled: z is the
+    occupancy gathered through mask ``vmask[f * n_local + c]`` (one PEXT).
+    In an ordered family an image sits only at its earliest cell (POF) and
+    only later neighbours are variable.
     """
     n_fam = fam_rank.shape[0]
     n_img = img_shape.shape[0]
@@ -380,6 +375,7 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     vnb = np.full((n_fam, n_local, MAX_NEIGHBOURS), -1, dtype=np.int32)
     nv = np.zeros((n_fam, n_local), dtype=np.int32)
     ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
+    vmask = np.zeros((n_fam * n_local, n_words), dtype=np.uint64)
     n_ls = 0
     for f in range(n_fam):
         for c in range(n_local):
@@ -390,6 +386,17 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
                     if not fam_ordered[f] or fam_rank[f, d] > fam_rank[f, c]:
                         vnb[f, c, k] = d
                         k += 1
+            # ascending, so that bit k of z is the k-th lowest set bit of the mask
+            for a in range(1, k):
+                d = vnb[f, c, a]
+                b = a
+                while b > 0 and vnb[f, c, b - 1] > d:
+                    vnb[f, c, b] = vnb[f, c, b - 1]
+                    b -= 1
+                vnb[f, c, b] = d
+            for a in range(k):
+                d = vnb[f, c, a]
+                vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
             nv[f, c] = k
             ls_base[f, c] = n_ls
             n_ls += 1 << k
@@ -438,7 +445,7 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     for slot in range(n_slots):
         if fill[slot] > 0:
             nonempty[slot // n_shapes] |= np.uint64(1) << np.uint64(slot % n_shapes)
-    return lp, lay, entry_img, nonempty, ls_base, vnb, nv
+    return lp, lay, entry_img, nonempty, ls_base, vmask
 
 
 @njit(cache=True)
@@ -463,7 +470,7 @@ def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, op
     piece counts (``left``) and how many may stay unused (``slack``); the
     options still in play become the images.  Returns a tuple: ``n_local,
     n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base,
-    vnb, nv, nbr, full, order_cells, nb_ptr, nb`` (see :func:`build_lists`;
+    vmask, nbr, full, order_cells, nb_ptr, nb`` (see :func:`build_lists`;
     ``nb_ptr, nb`` are the open neighbours of each local cell).
     """
     n_items = count.shape[0]
@@ -517,13 +524,13 @@ def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, op
         for c in range(n_local):
             fam_rank[f, c] = rank_g[f, open_cells[c]]
         order_cells[f] = np.argsort(fam_rank[f], kind="mergesort").astype(np.int32)
-    lp, lay, entry_img, nonempty, ls_base, vnb, nv = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
+    lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
                                                                  n_shapes, fam_rank, ordered, nb_ptr, nb, nof)
     nbr = neighbour_masks(nb_ptr, nb, n_words)
     full = np.zeros((1, n_words), dtype=np.uint64)
     for c in range(n_local):
         full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return (n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vnb, nv, nbr, full,
+    return (n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, full,
             order_cells, nb_ptr, nb)
 
 
@@ -597,11 +604,11 @@ class FilaRun:
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
         (n_local, n_words, self.img_opt, self.left, self.slack, self.lp, lay, self.entry_img, self.nonempty,
-         self.ls_base, self.vnb, self.nv, nbr, full, self.order_cells, nb_ptr, nb) = prepare(
+         self.ls_base, vmask, nbr, full, self.order_cells, nb_ptr, nb) = prepare(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
             plan.ordered[used], plan.nof)
-        self.lay, self.nbr, self.full = _words(lay), _words(nbr), _words(full)
+        self.lay, self.nbr, self.full, self.vmask = _words(lay), _words(nbr), _words(full), _words(vmask)
         self.n_shapes = len(self.left)
         self.spare = bool(np.any(self.slack > 0))
         self.kind = plan.kind
@@ -650,7 +657,7 @@ class FilaRun:
         s = self.search
         sym = s.cover.symmetry
         return fila_search(
-            self.lay, self.entry_img, self.lp, self.ls_base, self.vnb, self.nv, self.nbr, self.full, self.kind, self.fam,
+            self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.full, self.kind, self.fam,
             self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk, self.pos_stack, self.cand,
             self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
             self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
