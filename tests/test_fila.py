@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 import bench
 from bench import Cover
@@ -14,6 +15,7 @@ from bench.engines import Limits, Settings, Status
 from bench.errors import UsageError
 from bench.expected import expected_for
 from bench.models.filters import apply_one_shot
+from bench.native import bitfield as bf
 from bench.native.dlx import DlxEngine
 from bench.native.fila import FilaEngine, default_order
 from conftest import DATA, DEFS
@@ -227,7 +229,6 @@ def test_one_sided_30x3_and_10x6_without_redundancy():
 def test_bitfield_vocabulary_in_python_and_numba_agree():
     from numba import njit
 
-    from bench.native import bitfield as bf
 
     @njit
     def ops(a, occ, full):
@@ -248,23 +249,22 @@ def test_bitfield_vocabulary_in_python_and_numba_agree():
 @given(st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1),
        st.lists(st.integers(0, 127), max_size=6, unique=True))
 def test_gather_packs_the_masked_bits_in_order_on_every_path(v0, v1, m0, bits):
-    from numba import njit
-
-    from bench.native import bitfield as bf
-
     mask = sum(1 << b for b in bits)
     two = (mask & (2 ** 64 - 1), mask >> 64)
     want = sum(1 << k for k, b in enumerate(sorted(bits)) if ((v1 << 64 | v0) >> b) & 1)
     assert bf.gather((v0, v1), two) == want
-
-    @njit
-    def packed(v, m):
-        return bf.gather(v, m)
-
-    portable = njit(bf._gather_word)
     u = np.uint64
-    assert packed((u(v0), u(v1)), (u(two[0]), u(two[1]))) == want
-    assert packed(u(v0), u(m0)) == portable(u(v0), u(m0)) == bf.gather(v0, m0)
+    assert _gathered((u(v0), u(v1)), (u(two[0]), u(two[1]))) == want
+    assert _gathered(u(v0), u(m0)) == _portable_gather(u(v0), u(m0)) == bf.gather(v0, m0)
+
+
+# compiled once for the module: a dispatcher per example would compile hundreds of times
+@njit
+def _gathered(v, m):
+    return bf.gather(v, m)
+
+
+_portable_gather = njit(bf._gather_word)
 
 
 @settings(max_examples=40, deadline=None)

@@ -118,7 +118,7 @@ def record_cover(chosen, n, complete, state, opt_ptr, opt_items, n_cells, cell_i
 # on every array argument (measured: about 150 instructions per removal).
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, lo, hi, llink, rlink,
                snap, branch, mode, cur, end, node, chosen,
                state, attempts, fits, updates_by,

@@ -73,7 +73,7 @@ MAX_NEIGHBOURS = 6
 # -- the kernel ----------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True)
 def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, order_cells,
                 nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
                 cand, p0, n_shapes,
