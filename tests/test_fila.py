@@ -227,9 +227,6 @@ def test_one_sided_30x3_and_10x6_without_redundancy():
 
 
 def test_bitfield_vocabulary_in_python_and_numba_agree():
-    from numba import njit
-
-
     @njit
     def ops(a, occ, full):
         h = bf.holes(occ, full)
