@@ -656,9 +656,19 @@ def branching_list(cover):
 
 
 def max_depth(cover) -> int:
-    """An upper bound on the number of options in a cover: every option has an exact item."""
+    """An upper bound on the number of options in a cover (the search's stacks are sized by it).
+
+    A cover covers item i at most ``hi[i]`` times and each option covers
+    at least one item, so the options number at most the sum of the bounds;
+    when every option has an item that must be covered exactly
+    (``lo == hi > 0``, a cell or a piece), those items alone bound them.
+    """
+    if not cover.n_options:
+        return 0
     exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
-    return int(min(cover.n_options, cover.item_hi[exact].sum())) if cover.n_options else 0
+    every_option_exact = np.logical_or.reduceat(exact[cover.opt_items], cover.opt_ptr[:-1]).all()
+    bound = cover.item_hi[exact].sum() if every_option_exact else cover.item_hi.sum()
+    return int(min(cover.n_options, bound))
 
 
 def piece_count(cover) -> int:
