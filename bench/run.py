@@ -253,6 +253,7 @@ def run_engine(spec: str, cover, mode: str, timeout: float, parallel: ParallelOp
     """Solve in a forked child with a hard timeout; a crash or a hang becomes a status."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
+    # not daemonic: a daemonic process may not start the worker pool of a split solve
     proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, parallel, send), daemon=False)
     start = time.perf_counter()
     proc.start()

@@ -252,7 +252,9 @@ def test_gather_packs_the_masked_bits_in_order_on_every_path(v0, v1, m0, bits):
     assert bf.gather((v0, v1), two) == want
     u = np.uint64
     assert _gathered((u(v0), u(v1)), (u(two[0]), u(two[1]))) == want
-    assert _gathered(u(v0), u(m0)) == _portable_gather(u(v0), u(m0)) == bf.gather(v0, m0)
+    assert _gathered(u(v0), u(m0)) == bf._portable_pext(u(v0), u(m0)) == bf.gather(v0, m0)
+    rows = np.array([[v0, v1], [two[0], two[1]]], dtype=np.uint64)
+    assert bf.gather_rows(rows[0], rows[1]) == want
 
 
 # compiled once for the module: a dispatcher per example would compile hundreds of times
@@ -260,8 +262,6 @@ def test_gather_packs_the_masked_bits_in_order_on_every_path(v0, v1, m0, bits):
 def _gathered(v, m):
     return bf.gather(v, m)
 
-
-_portable_gather = njit(bf._gather_word)
 
 
 @settings(max_examples=40, deadline=None)

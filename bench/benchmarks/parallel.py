@@ -110,7 +110,7 @@ def markdown(doc: dict) -> str:
     lines = [f"# Parallel speed-up: {doc['puzzle']} (redundancy {doc['redundancy'] or 'off'}, {doc['engine']})", "",
              f"- Machine: {doc['machine']}; {doc['date']}",
              f"- Counts agree (with each other and expected.toml): {'yes' if doc['counts_agree'] else 'NO'}",
-             f"- seconds: median of {doc['rounds']} interleaved rounds (all_seconds: each round) of the wall time of the whole solve (split, estimates, calibration and dispatch included; the "
+             f"- seconds: median of {doc['rounds']} interleaved rounds (all_seconds: each round) of the wall time of the whole solve (split, estimates and dispatch included; the "
              "Dask workers' one-off kernel loading is worker_compile_s, apart, as compile time is for one process); "
              "speedup against one process; tasks: Dask tasks (bundles of sub-problems); dispatch_share: tasks x "
              "the measured round trip of an empty task, over the workers' solving seconds", "",

@@ -88,6 +88,20 @@ def _gather_word(x, m):
     return out
 
 
+_portable_pext = njit(_gather_word)
+
+
+@njit(cache=True)
+def gather_rows(x, m):
+    """:func:`gather` of bitfields given as rows of words, for code that knows the word count only at run time."""
+    out = np.uint64(0)
+    shift = np.uint64(0)
+    for w in range(m.shape[0]):
+        out |= _portable_pext(x[w], m[w]) << shift
+        shift += np.uint64(_popcount(m[w]))
+    return out
+
+
 def _words(v):
     return v if isinstance(v, tuple) else (v,)
 
@@ -270,7 +284,7 @@ def _count_and(a, i, h):
 
 @overload(gather)
 def _gather(v, m):
-    word = _pext if FAST_PEXT else njit(_gather_word)
+    word = _pext if FAST_PEXT else _portable_pext
     if _two(v):
         def impl(v, m):
             return word(v[0], m[0]) | (word(v[1], m[1]) << np.uint64(_popcount(m[0])))

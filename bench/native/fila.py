@@ -53,7 +53,8 @@ from bench.models.filters import cell_neighbours
 from bench.native.memo import CoverMemo
 from bench.native import dlx
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
-from bench.native.bitfield import count_and, drop_lowest, gather, hits, holes, is_empty, load, lowest, merge, store, test
+from bench.native.bitfield import (count_and, drop_lowest, gather, gather_rows, hits, holes, is_empty, load, lowest,
+                                   merge, store, test)
 from bench.native.dlx import (DONE, PAUSED, S_COVERS, S_NODES, S_TOTAL, S_UNIQUE,
                               Search, piece_count, record_cover)
 from bench.native.heuristics import schedule
@@ -67,7 +68,6 @@ F_LEVEL, F_PHASE, F_AVAIL = range(3)
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
-MAX_NEIGHBOURS = 6
 
 
 # -- the kernel ----------------------------------------------------------------------------
@@ -372,7 +372,6 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     n_fam = fam_rank.shape[0]
     n_img = img_shape.shape[0]
     n_words = img_lay.shape[1]
-    vnb = np.full((n_fam, n_local, MAX_NEIGHBOURS), -1, dtype=np.int32)
     nv = np.zeros((n_fam, n_local), dtype=np.int32)
     ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
     vmask = np.zeros((n_fam * n_local, n_words), dtype=np.uint64)
@@ -384,26 +383,14 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
                 for t in range(nb_ptr[c], nb_ptr[c + 1]):
                     d = nb[t]
                     if not fam_ordered[f] or fam_rank[f, d] > fam_rank[f, c]:
-                        vnb[f, c, k] = d
+                        vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
                         k += 1
-            # ascending, so that bit k of z is the k-th lowest set bit of the mask
-            for a in range(1, k):
-                d = vnb[f, c, a]
-                b = a
-                while b > 0 and vnb[f, c, b - 1] > d:
-                    vnb[f, c, b] = vnb[f, c, b - 1]
-                    b -= 1
-                vnb[f, c, b] = d
-            for a in range(k):
-                d = vnb[f, c, a]
-                vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
             nv[f, c] = k
             ls_base[f, c] = n_ls
             n_ls += 1 << k
     n_slots = n_ls * n_shapes
     lp = np.zeros(n_slots + 1, dtype=np.uint64)
     fill = np.zeros(n_slots, dtype=np.int64)
-    stamp = np.full(n_local, -1, dtype=np.int64)
     lay = np.zeros((0, img_lay.shape[1]), dtype=np.uint64)
     entry_img = np.empty(0, dtype=np.int32)
     for writing in range(2):
@@ -411,18 +398,15 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
             for i in range(n_img):
                 first = img_ptr[i]
                 for m in range(img_ptr[i], img_ptr[i + 1]):
-                    stamp[img_cells[m]] = f * n_img + i
                     if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
                         first = m
                 lo_m = first if fam_ordered[f] else img_ptr[i]
                 hi_m = first + 1 if fam_ordered[f] else img_ptr[i + 1]
                 for m in range(lo_m, hi_m):
                     c = img_cells[m]
-                    conf = 0
-                    for k in range(nv[f, c]):
-                        if stamp[vnb[f, c, k]] == f * n_img + i:
-                            conf |= 1 << k
-                    free = ((1 << nv[f, c]) - 1) & ~conf
+                    # the variable neighbours the image covers itself, gathered as the search will gather them
+                    conf = gather_rows(img_lay[i], vmask[f * n_local + c])
+                    free = ((1 << nv[f, c]) - 1) & ~np.int64(conf)
                     z = free
                     while True:
                         slot = (ls_base[f, c] + z) * n_shapes + img_shape[i]

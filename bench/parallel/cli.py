@@ -6,8 +6,8 @@ from pathlib import Path
 
 from bench.engines import Result
 from bench.errors import UsageError
-from bench.parallel.runner import ParallelOptions, default_workers, resolved_settings, solve_parallel, splittable, \
-    worth_splitting
+from bench.parallel.runner import (SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers, resolved_settings,
+                                   solve_parallel, splittable, worth_splitting)
 
 JOURNAL_DIR = Path("results") / "journals"
 
@@ -20,7 +20,8 @@ def add_parallel_arguments(parser) -> None:
     parser.add_argument("--cluster", metavar="tcp://HOST:PORT",
                         help="solve the sub-problems on this Dask scheduler's workers (they need bench installed)")
     parser.add_argument("--split-depth", type=int, metavar="D",
-                        help="split the search D levels deep (default: deep enough for 16 sub-problems per worker)")
+                        help=f"split the search D levels deep (default: deep enough for {SUBPROBLEMS_PER_WORKER} "
+                             "sub-problems per worker, the large ones one level deeper)")
 
 
 def parallel_options(args) -> ParallelOptions | None:

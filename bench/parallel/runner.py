@@ -314,12 +314,12 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if journal is not None:
             message += f"; resume with --resume (journal {journal.path})"
     stats = merge_stats([split_stats] + [r["stats"] for r in finished])
-    busy = sum(record["seconds"] for ident, record in done.items() if ident not in earlier)
     stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
                          "depth": depth, "resumed": resumed, "errors": len(errors),
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:
         tasks = report.get("tasks", 0)
+        busy = sum(record["seconds"] for ident, record in done.items() if ident not in earlier)
         stats["parallel"].update(report, dispatch_seconds_per_task=dispatch,
                                  dispatch_share=tasks * dispatch / busy if busy > 0 else 0.0)
     exact = status == Status.SOLVED
