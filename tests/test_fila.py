@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -17,6 +19,7 @@ from bench.expected import expected_for
 from bench.models.filters import apply_one_shot
 from bench.native import bitfield as bf
 from bench.native.dlx import DlxEngine
+from bench.native import fila as fila_module
 from bench.native.fila import FilaEngine, default_order
 from conftest import DATA, DEFS
 from strategies import tiled_puzzles
@@ -122,6 +125,65 @@ def test_two_word_bitfield_matches_one_word():
         assert (r.covers, r.unique, r.total) == (46, 46, 184)
     e = FilaEngine().solve(cover, Settings(order="e", fila=18))
     assert e.stats["fila"]["words"] == 2 and (e.covers, e.unique, e.total) == (46, 46, 184)
+
+
+@pytest.mark.parametrize("path, order, fila, limit", [
+    ("somacube.txt", "e", 6, 0), ("somacube.txt", "s", 6, 0), ("somacube.txt", "e=5:f=2", 7, 0),
+    ("pentominoes_1s_30x3.txt", "e", 18, 300_000)])
+def test_geometric_and_packed_bit_layouts_search_the_same_tree(path, order, fila, limit, monkeypatch):
+    cover = Cover.from_puzzle(one(DEFS / path), redundancy=True)
+    settings, limits = Settings(order=order, fila=fila), Limits(node_limit=limit or None)
+    geometric = FilaEngine().solve(cover, settings, limits)
+    plan = fila_module.make_plan
+    # a box too large for any bitfield forces the packed numbering, where neighbours are no shifts apart
+    monkeypatch.setattr(fila_module, "make_plan", lambda *args: replace(plan(*args), n_box=1 << 20))
+    packed = FilaEngine().solve(cover, settings, limits)
+    assert geometric.stats["fila"]["geometric"] == geometric.stats["fila"]["handoffs"] > 0
+    assert packed.stats["fila"]["geometric"] == 0
+    for key in ("nodes", "attempts_by_remaining", "fits_by_remaining"):
+        assert geometric.stats[key] == packed.stats[key]
+    assert (geometric.covers, geometric.unique, geometric.total) == (packed.covers, packed.unique, packed.total)
+
+
+def _box_neighbours(x, y, z):
+    # face neighbours of a full box in the puzzle's numbering, (x * Y + y) * Z + z
+    ptr, nb = [0], []
+    for c in range(x * y * z):
+        cx, cy, cz = c // (y * z), c // z % y, c % z
+        for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
+            if 0 <= cx + dx < x and 0 <= cy + dy < y and 0 <= cz + dz < z:
+                nb.append(((cx + dx) * y + cy + dy) * z + cz + dz)
+        ptr.append(len(nb))
+    return np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 8), st.integers(1, 8), st.integers(1, 4), st.integers(0, 2 ** 128 - 1), st.booleans())
+def test_fewest_open_finds_the_holes_with_fewest_open_neighbours(x, y, z, bits, wide):
+    n = x * y * z
+    assume(n <= 128)
+    words = 2 if wide or n > 64 else 1
+    h = bits & ((1 << n) - 1)
+    ptr, nb = _box_neighbours(x, y, z)
+    right, left, masks = fila_module.neighbour_directions(ptr, nb, words)
+    assert len(right) == 2 * sum(d > 1 for d in (x, y, z))
+    open_nbrs = {c: sum(1 for d in nb[ptr[c]:ptr[c + 1]] if h >> int(d) & 1) for c in range(n) if h >> c & 1}
+    least = min(open_nbrs.values(), default=0)
+    want = sum(1 << c for c, k in open_nbrs.items() if k == least)
+    masks = fila_module._words(masks)
+    u = np.uint64
+    if words == 1:
+        assert bf.fewest_open(h, right, left, masks) == want
+        assert _fewest_open(u(h), right, left, masks) == want
+    else:
+        two = (h & (2 ** 64 - 1), h >> 64)
+        assert bf.fewest_open(two, right, left, masks) == (want & (2 ** 64 - 1), want >> 64)
+        assert _fewest_open((u(two[0]), u(two[1])), right, left, masks) == (want & (2 ** 64 - 1), want >> 64)
+
+
+@njit
+def _fewest_open(h, right, left, masks):
+    return bf.fewest_open(h, right, left, masks)
 
 
 def test_no_handoff_while_more_than_128_cells_are_open():

@@ -178,6 +178,42 @@ def count_and(a, i, h):
     return sum(bin(int(x) & y).count("1") for x, y in zip(_words(load(a, i)), _words(h)))
 
 
+def empty_like(v):
+    """A bitfield of ``v``'s word type with no bit set."""
+    return _join(tuple(0 for _ in _words(v)))
+
+
+def with_bit(v, b):
+    """``v`` with bit ``b`` set."""
+    words = list(_words(v))
+    words[b >> 6] |= 1 << (b & 63)
+    return _join(tuple(words))
+
+
+def fewest_open(h, right, left, masks):
+    """The bits of ``h`` with the fewest neighbours in ``h``, for neighbours given as shifts.
+
+    Direction ``i`` pairs bit ``c`` with bit ``c + right[i] - left[i]``
+    wherever bit ``c`` of ``masks[i]`` is set (one of the two shifts is 0).
+    On a geometric bit layout a box has at most 6 directions, so the
+    neighbour counts of all bits are a bit-sliced sum of shifted copies of
+    ``h``: no loop over the bits.  At most 7 directions.
+    """
+    counts = {}
+    width = 64 * len(_words(h))
+    hv = sum(w << (64 * k) for k, w in enumerate(_words(h)))
+    for c in range(width):
+        if (hv >> c) & 1:
+            counts[c] = sum(1 for i in range(len(right))
+                            if test(load(masks, i), c) and (hv >> (c + int(right[i]) - int(left[i]))) & 1)
+    least = min(counts.values(), default=0)
+    out = empty_like(h)
+    for c, n in counts.items():
+        if n == least:
+            out = with_bit(out, c)
+    return out
+
+
 def gather(v, m):
     """The bits of ``v`` at the set positions of mask ``m``, packed to the low end of one word (PEXT).
 
@@ -280,6 +316,99 @@ def _count_and(a, i, h):
     if _two(h):
         return lambda a, i, h: _popcount(a[i, 0] & h[0]) + _popcount(a[i, 1] & h[1])
     return lambda a, i, h: _popcount(a[i] & h)
+
+
+@overload(empty_like)
+def _empty_like(v):
+    if _two(v):
+        return lambda v: (np.uint64(0), np.uint64(0))
+    return lambda v: np.uint64(0)
+
+
+@overload(with_bit)
+def _with_bit(v, b):
+    if _two(v):
+        def impl(v, b):
+            bit = np.uint64(1) << np.uint64(b & 63)
+            return (v[0] | bit, v[1]) if b < 64 else (v[0], v[1] | bit)
+        return impl
+    return lambda v, b: v | (np.uint64(1) << np.uint64(b))
+
+
+@njit(inline="always")
+def _least(h, b0, b1, b2):
+    # the counts are 3-bit numbers sliced over b2 b1 b0: keep the bits with a 0
+    # in the highest plane where some bit of h has one, plane by plane
+    m = h
+    t = m & ~b2
+    if t != 0:
+        m = t
+    t = m & ~b1
+    if t != 0:
+        m = t
+    t = m & ~b0
+    if t != 0:
+        m = t
+    return m
+
+
+@njit(inline="always")
+def _shift2(lo, hi, r, l):
+    # (hi:lo) >> r << l for a 128-bit value, with r, l < 128 and one of them 0
+    if r >= 64:
+        lo, hi = hi >> (r - np.uint64(64)), np.uint64(0)
+    elif r > 0:
+        lo, hi = (lo >> r) | (hi << (np.uint64(64) - r)), hi >> r
+    if l >= 64:
+        lo, hi = np.uint64(0), lo << (l - np.uint64(64))
+    elif l > 0:
+        lo, hi = lo << l, (hi << l) | (lo >> (np.uint64(64) - l))
+    return lo, hi
+
+
+@overload(fewest_open, inline="always")
+def _fewest_open(h, right, left, masks):
+    if _two(h):
+        def impl(h, right, left, masks):
+            z = np.uint64(0)
+            a0 = a1 = a2 = c0 = c1 = c2 = z
+            for i in range(right.shape[0]):
+                lo, hi = _shift2(h[0], h[1], np.uint64(right[i]), np.uint64(left[i]))
+                x = lo & masks[i, 0]
+                y = hi & masks[i, 1]
+                t = a0 & x
+                a0 ^= x
+                a2 |= a1 & t
+                a1 ^= t
+                t = c0 & y
+                c0 ^= y
+                c2 |= c1 & t
+                c1 ^= t
+            # the least count over both words decides, so the planes span both
+            m0, m1 = h[0], h[1]
+            t0, t1 = m0 & ~a2, m1 & ~c2
+            if (t0 | t1) != 0:
+                m0, m1 = t0, t1
+            t0, t1 = m0 & ~a1, m1 & ~c1
+            if (t0 | t1) != 0:
+                m0, m1 = t0, t1
+            t0, t1 = m0 & ~a0, m1 & ~c0
+            if (t0 | t1) != 0:
+                m0, m1 = t0, t1
+            return (m0, m1)
+        return impl
+
+    def impl1(h, right, left, masks):
+        z = np.uint64(0)
+        b0 = b1 = b2 = z
+        for i in range(right.shape[0]):
+            x = ((h >> np.uint64(right[i])) << np.uint64(left[i])) & masks[i]
+            t = b0 & x
+            b0 ^= x
+            b2 |= b1 & t
+            b1 ^= t
+        return _least(h, b0, b1, b2)
+    return impl1
 
 
 @overload(gather)

@@ -53,8 +53,8 @@ from bench.models.filters import cell_neighbours
 from bench.native.memo import CoverMemo
 from bench.native import dlx
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
-from bench.native.bitfield import (count_and, drop_lowest, gather, gather_rows, hits, holes, is_empty, load, lowest,
-                                   merge, store, test)
+from bench.native.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, gather_rows, hits, holes,
+                                   is_empty, load, lowest, merge, store, test, with_bit)
 from bench.native.dlx import (DONE, PAUSED, S_COVERS, S_NODES, S_TOTAL, S_UNIQUE,
                               Search, piece_count, record_cover)
 from bench.native.heuristics import schedule
@@ -74,9 +74,9 @@ MAX_SHAPES = 64
 
 
 @njit(cache=True)
-def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, order_cells,
+def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, full_arr, kind, fam, order_cells,
                 nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
-                cand, p0, n_shapes,
+                fbuf, fcount, flen, p0, n_shapes,
                 state, attempts, fits,
                 prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
                 sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, spare, fcons):
@@ -90,7 +90,14 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
 
     The level being worked on lives in locals (its occupancy, list set,
     shapes still to try, shape and list cursor); ``stk`` keeps them for the
-    levels below, written on the way down and read on the way back.
+    levels below, written on the way down and read on the way back, with
+    the entry placed at each level.
+
+    ``e`` and ``s`` test every image of the chosen list set while counting
+    fits, so they keep the ones that fit: per level, two halves of ``fbuf``
+    (the best candidate's and the one being counted), with each shape's
+    fits and list length in ``fcount`` and ``flen``.  The level then places
+    its images from that buffer without testing them again.
 
     ``fcons`` carries the parity and volume triggers
     (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
@@ -107,6 +114,8 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
     triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
     n_prefix = prefix.shape[0]
+    n_dirs = dright.shape[0]
+    buf_cap = np.uint64(fbuf.shape[0] // (2 * stk.shape[0]))
     # unsigned indices spare numba's negative-index correction on every access
     zero = np.uint64(0)
     one = np.uint64(1)
@@ -134,7 +143,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
         # the parity and volume triggers, counted where they fire
         if pb_min > zero and p >= pb_min:
             # the parent was checked before its children, so its state is at hand
-            i = entry_img[stk[lv - one, 0] - one]
+            i = entry_img[stk[lv - one, 5]]
             d = fpar[lv - one, 0] - img_par[i]
             ps = fpar[lv - one, 1] - img_pstep[i]
             fpar[lv, 0] = d
@@ -154,58 +163,69 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
         # cell c's list set for the occupancy of its variable neighbours (NOF)
         return np.uint64(ls_base[f, c]) + gather(occ, load(vmask, f * n_cells_l + c))
 
-    def tightest(kd, f, occ, h):
+    def tightest(kd, f, occ, h, lv):
         # e and s: the hole with fewest fits (among those with fewest open
-        # neighbours for e), fits counted only up to the best so far
-        n_cand = zero
-        hh = h
+        # neighbours for e), fits counted only up to the best so far; the
+        # winner's fitting entries stay in its half of the level's buffer
+        m = h
         if kd == ESTIMATE:
-            least = 1 << 30
-            while not is_empty(hh):
-                c = lowest(hh)
-                hh = drop_lowest(hh)
-                n = count_and(nbr, c, h)
-                if n < least:
-                    least = n
-                    n_cand = zero
-                if n == least:
-                    cand[n_cand] = c
-                    n_cand += one
-        else:
-            while not is_empty(hh):
-                cand[n_cand] = lowest(hh)
-                hh = drop_lowest(hh)
-                n_cand += one
+            if n_dirs > 0:
+                m = fewest_open(h, dright, dleft, dmask)
+            else:
+                hh = h
+                least = 1 << 30
+                while not is_empty(hh):
+                    c = lowest(hh)
+                    hh = drop_lowest(hh)
+                    n = count_and(nbr, c, h)
+                    if n < least:
+                        least = n
+                        m = empty_like(h)
+                    if n == least:
+                        m = with_bit(m, c)
         best = zero
-        best_fits = 1 << 30
-        t = zero
-        while t < n_cand:
-            c = np.uint64(cand[t])
-            t += one
-            ls = list_set(f, c, occ)
+        best_half = zero
+        best_fits = np.uint64(1 << 62)
+        half = zero
+        while not is_empty(m):
+            c = np.uint64(lowest(m))
+            m = drop_lowest(m)
+            # list_set's body: a closure called from a closure would take references
+            ls = np.uint64(ls_base[f, c]) + gather(occ, load(vmask, f * n_cells_l + c))
             base = ls * n_shapes
             todo = nonempty[ls] & avail
-            n = 0
+            w0 = (lv + lv + half) * buf_cap
+            w = w0
+            cb = (lv + lv + half) * n_shapes
             while todo != zero:
                 s = np.uint64(lowest(todo))
                 todo &= todo - one
                 e = lp[base + s]
                 stop = lp[base + s + one] - one
+                ws = w
                 while e < stop:
-                    n += not hits(lay, e, occ)
+                    # stored unconditionally, kept by advancing: no branch per image
+                    fbuf[w] = e
+                    w += np.uint64(not hits(lay, e, occ))
                     e += one
-                if n >= best_fits:
+                fcount[cb + s] = w - ws
+                flen[cb + s] = stop - lp[base + s]
+                if w - w0 >= best_fits:
                     break
+            n = w - w0
             if n < best_fits:
                 best_fits = n
                 best = ls
-                if n == 0:
+                best_half = half
+                half ^= one
+                if n == zero:
                     break
-        return best
+        return best, best_half
 
     p = np.uint64(p0) - level
     occ = load(occ_stack, level)
     k = kend = todo = sh = base = zero
+    buffered = False
     while True:
         if phase == FORWARD:
             if nodes >= nodes_end:
@@ -221,7 +241,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
                     for t in range(n_prefix):
                         chosen[t] = prefix[t]
                     for t in range(depth):
-                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, 0] - one]]
+                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, 5]]]
                     status = record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items,
                                           n_cells, cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight,
                                           max_solutions, stream)
@@ -244,20 +264,28 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
                     c = np.uint64(order_cells[f, m])
                 else:
                     c = zero
-                if kd == FIRST or kd == ORDER:
-                    ls = list_set(f, c, occ)
+                buffered = kd == ESTIMATE or kd == SIZE
+                if buffered:
+                    ls, half = tightest(kd, f, occ, h, level)
+                    # base indexes the shapes' fit counts; k runs through the buffer
+                    base = (level + level + half) * n_shapes
+                    k = kend = (level + level + half) * buf_cap
                 else:
-                    ls = tightest(kd, f, occ, h)
-                base = ls * n_shapes
+                    ls = list_set(f, c, occ)
+                    base = ls * n_shapes
                 todo = nonempty[ls] & avail
                 phase = NEXT_SHAPE
         if phase == NEXT_SHAPE:
             if todo != zero:
                 sh = np.uint64(lowest(todo))
                 todo &= todo - one
-                k = lp[base + sh]
-                kend = lp[base + sh + one] - one
-                attempts[p] += np.int64(kend - k)
+                if buffered:
+                    kend = k + fcount[base + sh]
+                    attempts[p] += np.int64(flen[base + sh])
+                else:
+                    k = lp[base + sh]
+                    kend = lp[base + sh + one] - one
+                    attempts[p] += np.int64(kend - k)
                 left[sh] -= 1
                 if left[sh] == 0:
                     avail &= ~(one << sh)
@@ -276,17 +304,25 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, full_arr, kind, fam, or
             sh = stk[level, 3]
             base = stk[level, 4]
             occ = load(occ_stack, level)
+            kd = kind[p]
+            buffered = kd == ESTIMATE or kd == SIZE
         # SCAN: the next image of the current list that fits (the sentinel always does)
-        while hits(lay, k, occ):
-            k += one
+        if buffered:
+            e = fbuf[k] if k < kend else zero
+        else:
+            while hits(lay, k, occ):
+                k += one
+            e = k
         if k < kend:
+            k += one
             fits[p] += 1
-            stk[level, 0] = k + one
+            stk[level, 0] = k
             stk[level, 1] = kend
             stk[level, 2] = todo
             stk[level, 3] = sh
             stk[level, 4] = base
-            occ = merge(lay, k, occ)
+            stk[level, 5] = e
+            occ = merge(lay, e, occ)
             level += one
             p -= one
             store(occ_stack, level, occ)
@@ -444,31 +480,74 @@ def neighbour_masks(nb_ptr, nb, n_words):
     return out
 
 
+MAX_DIRECTIONS = 7
+
+
+@njit(cache=True)
+def neighbour_directions(nb_ptr, nb, n_words):
+    """The neighbour relation as shifts: ``right, left, masks`` (see :func:`~bench.native.bitfield.fewest_open`).
+
+    A cell's neighbour in direction i is ``right[i] - left[i]`` bits away;
+    bit c of ``masks[i]`` says cell c has that neighbour.  Empty when the
+    relation needs more than :data:`MAX_DIRECTIONS` distances, as it does
+    when the open cells are numbered without their geometry.
+    """
+    n = nb_ptr.shape[0] - 1
+    deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
+    masks = np.zeros((MAX_DIRECTIONS, n_words), dtype=np.uint64)
+    n_dirs = 0
+    for c in range(n):
+        for t in range(nb_ptr[c], nb_ptr[c + 1]):
+            delta = nb[t] - c
+            i = 0
+            while i < n_dirs and deltas[i] != delta:
+                i += 1
+            if i == n_dirs:
+                if n_dirs == MAX_DIRECTIONS:
+                    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), masks[:0]
+                deltas[i] = delta
+                n_dirs += 1
+            masks[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    right = np.maximum(deltas[:n_dirs], 0)
+    left = np.maximum(-deltas[:n_dirs], 0)
+    return right, left, masks[:n_dirs].copy()
+
+
 @njit(cache=True)
 def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
-            rank_g, ordered, nof):
+            rank_g, ordered, nof, box_of, n_box):
     """Everything FILA needs for the branch a DLX state describes, in one compiled pass.
 
-    The open cells, in cell priority order, become bits ``0 .. n_local - 1``;
-    shapes with pieces left become shapes ``0 .. n_shapes - 1`` with their
-    piece counts (``left``) and how many may stay unused (``slack``); the
-    options still in play become the images.  Returns a tuple: ``n_local,
-    n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base,
-    vmask, nbr, full, order_cells, nb_ptr, nb`` (see :func:`build_lists`;
-    ``nb_ptr, nb`` are the open neighbours of each local cell).
+    The open cells become bits: at their places in the puzzle's box
+    (``box_of``, ``n_box`` cells, the cells that are not open set from the
+    start) when the box fits in the words the open cells need, so that
+    neighbours are shifts apart; otherwise packed as ``0 .. n_open - 1``.
+    Both numberings keep the cell priority order, so the lowest open bit is
+    the first open cell.  Shapes with pieces left become shapes
+    ``0 .. n_shapes - 1`` with their piece counts (``left``) and how many
+    may stay unused (``slack``); the options still in play become the
+    images.  Returns a tuple: ``n_open, n_local, n_words, options, left,
+    slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, right,
+    shift_left, masks, full, order_cells, nb_ptr, nb`` (see :func:`build_lists` and
+    :func:`neighbour_directions`; ``nb_ptr, nb`` are the open neighbours of
+    each local cell, ``full`` has the open cells' bits).
     """
     n_items = count.shape[0]
-    local_of = np.full(n_items, -1, dtype=np.int32)
-    n_local = 0
+    n_open = 0
     for t in range(n_cells):
         if count[t] == 0:
-            local_of[t] = n_local
-            n_local += 1
-    open_cells = np.empty(n_local, dtype=np.int64)
+            n_open += 1
+    n_words = 1 if n_open <= 64 else 2
+    geometric = n_box <= 64 * n_words
+    n_local = n_box if geometric else n_open
+    local_of = np.full(n_items, -1, dtype=np.int32)
+    open_cells = np.full(n_local, -1, dtype=np.int64)
+    m = 0
     for t in range(n_cells):
-        if local_of[t] >= 0:
+        if count[t] == 0:
+            local_of[t] = box_of[t] if geometric else m
             open_cells[local_of[t]] = t
-    n_words = 1 if n_local <= 64 else 2
+            m += 1
     shape_of = np.full(n_items, -1, dtype=np.int32)
     n_shapes = 0
     for t in range(n_cells, n_items):
@@ -488,34 +567,39 @@ def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, op
     for c in range(n_local):
         g = open_cells[c]
         n = 0
-        for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
-            if local_of[nb_g[u]] >= 0:
-                n += 1
+        if g >= 0:
+            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+                if local_of[nb_g[u]] >= 0:
+                    n += 1
         nb_ptr[c + 1] = nb_ptr[c] + n
     nb = np.empty(nb_ptr[n_local], dtype=np.int32)
     for c in range(n_local):
         g = open_cells[c]
         m = nb_ptr[c]
-        for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
-            d = local_of[nb_g[u]]
-            if d >= 0:
-                nb[m] = d
-                m += 1
+        if g >= 0:
+            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+                d = local_of[nb_g[u]]
+                if d >= 0:
+                    nb[m] = d
+                    m += 1
     n_fam = rank_g.shape[0]
     fam_rank = np.empty((n_fam, n_local), dtype=np.int32)
     order_cells = np.empty((n_fam, n_local), dtype=np.int32)
     for f in range(n_fam):
         for c in range(n_local):
-            fam_rank[f, c] = rank_g[f, open_cells[c]]
+            # cells that are not open come last: a scan stops at an open cell first
+            fam_rank[f, c] = rank_g[f, open_cells[c]] if open_cells[c] >= 0 else np.iinfo(np.int32).max
         order_cells[f] = np.argsort(fam_rank[f], kind="mergesort").astype(np.int32)
     lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
                                                                  n_shapes, fam_rank, ordered, nb_ptr, nb, nof)
     nbr = neighbour_masks(nb_ptr, nb, n_words)
+    right, shift_left, masks = neighbour_directions(nb_ptr, nb, n_words)
     full = np.zeros((1, n_words), dtype=np.uint64)
     for c in range(n_local):
-        full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return (n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, full,
-            order_cells, nb_ptr, nb)
+        if open_cells[c] >= 0:
+            full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return (n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr,
+            right, shift_left, masks, full, order_cells, nb_ptr, nb)
 
 
 def _words(a: np.ndarray) -> np.ndarray:
@@ -532,7 +616,8 @@ class Plan:
 
     ``kind[p]`` and ``fam[p]`` are the selection kind and the list family for
     p remaining pieces; family 0 is unordered (``e``, ``s``), family f > 0
-    has cell ranks ``rank[f]`` over the cover's cells.
+    has cell ranks ``rank[f]`` over the cover's cells.  ``box_of`` places
+    the cover's cells in the puzzle's box of ``n_box`` cells.
     """
 
     kind: np.ndarray
@@ -541,6 +626,8 @@ class Plan:
     ordered: np.ndarray
     nb_ptr: np.ndarray
     nb: np.ndarray
+    box_of: np.ndarray
+    n_box: int
     handoff_at: int
     nof: bool
 
@@ -568,7 +655,9 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
         fam[p] = family_of_row[row]
         kind[p] = FIRST if name == "f" else ORDER
     nb_ptr, nb = cell_neighbours(cover.puzzle)
-    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, handoff_at, nof)
+    puzzle = cover.puzzle
+    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, puzzle.open_box,
+                int(puzzle.box_cells), handoff_at, nof)
 
 
 # -- one hand-off -------------------------------------------------------------------------------
@@ -587,12 +676,13 @@ class FilaRun:
         used = np.unique(plan.fam[1 : self.p0 + 1])
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
-        (n_local, n_words, self.img_opt, self.left, self.slack, self.lp, lay, self.entry_img, self.nonempty,
-         self.ls_base, vmask, nbr, full, self.order_cells, nb_ptr, nb) = prepare(
+        (n_open, n_local, n_words, self.img_opt, self.left, self.slack, self.lp, lay, self.entry_img, self.nonempty,
+         self.ls_base, vmask, nbr, self.dright, self.dleft, dmask, full, self.order_cells, nb_ptr, nb) = prepare(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
-            plan.ordered[used], plan.nof)
+            plan.ordered[used], plan.nof, plan.box_of, plan.n_box)
         self.lay, self.nbr, self.full, self.vmask = _words(lay), _words(nbr), _words(full), _words(vmask)
+        self.dmask = _words(dmask)
         self.n_shapes = len(self.left)
         self.spare = bool(np.any(self.slack > 0))
         self.kind = plan.kind
@@ -604,19 +694,33 @@ class FilaRun:
         self.fstate = np.zeros(3, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
         self.fstate[F_AVAIL] = np.uint64((1 << self.n_shapes) - 1).view(np.int64)
-        self.occ_stack = _words(np.zeros((depth + 1, n_words), dtype=np.uint64))
-        self.stk = np.zeros((depth, 5), dtype=np.uint64)
+        occ_stack = np.zeros((depth + 1, n_words), dtype=np.uint64)
+        # bits that are not open cells start filled
+        occ_stack[0] = ~full[0]
+        self.occ_stack = _words(occ_stack)
+        self.stk = np.zeros((depth, 6), dtype=np.uint64)
+        self.fbuf, self.fcount, self.flen = self.fit_buffers(plan.kind[1 : self.p0 + 1], depth)
         self.pos_stack = np.zeros(depth, dtype=np.uint64)
-        self.cand = np.zeros(max(n_local, 1), dtype=np.int64)
         self.prefix = search.chosen[:level].copy()
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
         totals["handoffs"] += 1
         totals["images"] += len(self.img_opt)
         totals["list_entries"] += int(np.count_nonzero(self.entry_img >= 0))
-        totals["max_cells"] = max(totals["max_cells"], n_local)
+        totals["max_cells"] = max(totals["max_cells"], n_open)
+        totals["geometric"] += n_local == plan.n_box
         totals["words"] = max(totals["words"], n_words)
         totals["setup_seconds"] += time.perf_counter() - start
+
+    def fit_buffers(self, kinds: np.ndarray, depth: int) -> tuple:
+        """Where ``e`` and ``s`` keep the fits they count: two halves per level, each as long as the longest list set."""
+        cap = 0
+        if np.any((kinds == ESTIMATE) | (kinds == SIZE)):
+            n_ls = len(self.nonempty)
+            lengths = np.diff(self.lp)[: n_ls * self.n_shapes].astype(np.int64)
+            cap = int((lengths - (lengths > 0)).reshape(n_ls, self.n_shapes).sum(axis=1).max(initial=0))
+        return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
+                np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
     def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> tuple:
         """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry."""
@@ -641,9 +745,10 @@ class FilaRun:
         s = self.search
         sym = s.cover.symmetry
         return fila_search(
-            self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.full, self.kind, self.fam,
-            self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk, self.pos_stack, self.cand,
-            self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
+            self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright, self.dleft, self.dmask,
+            self.full, self.kind, self.fam,
+            self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk,
+            self.pos_stack, self.fbuf, self.fcount, self.flen, self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
             self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
             s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
@@ -770,7 +875,8 @@ def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None):
     """Run DLX with hand-offs to FILA under resolved ``settings``; returns the search, FILA totals and set-up seconds."""
     t0 = time.perf_counter()
     plan = make_plan(cover, settings.order, piece_count(cover), settings.fila, settings.nof)
-    totals = {"handoffs": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0, "setup_seconds": 0.0}
+    totals = {"handoffs": 0, "geometric": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0,
+              "setup_seconds": 0.0}
     search = Search(cover, settings, limits, on_solutions, None,
                     handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS,
                     handoff_shapes=MAX_SHAPES)
