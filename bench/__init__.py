@@ -11,10 +11,15 @@ The data flow runs one way: a definition file is parsed into a
 (4, 'X', 2032)
 """
 
-from bench.errors import BenchError, CoverError, DefinitionError, UsageError
-from bench.models.cover import Cover
-from bench.models.definition import parse_file, parse_text
-from bench.models.puzzle import Puzzle, load
+from bench import kernel_cache
+
+# before any module defines a compiled function (see bench.kernel_cache)
+kernel_cache.install()
+
+from bench.errors import BenchError, CoverError, DefinitionError, UsageError  # noqa: E402
+from bench.models.cover import Cover  # noqa: E402
+from bench.models.definition import parse_file, parse_text  # noqa: E402
+from bench.models.puzzle import Puzzle, load  # noqa: E402
 
 __version__ = "0.1.0"
 

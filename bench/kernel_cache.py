@@ -1,0 +1,85 @@
+"""Numba's on-disk cache of this package's kernels, invalidated when any source they are built from changes.
+
+numba keys a cached function on the contents of its own file only.  A
+kernel compiled against an older version of a helper in another module (the
+bitfield vocabulary in :mod:`bench.native.bitfield`, the symmetry check in
+:mod:`bench.models.symmetry`, a constant from :mod:`bench.native.dlx`)
+would be loaded after the helper changed: after a ``git pull`` in an
+editable install, a kernel could run old code and count wrongly.  So every
+function of this package is cached under a key that also covers the
+contents of every module defining compiled code and of the package modules
+those import.  Importing :mod:`bench` installs the locators, before any
+compiled function is defined.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from numba.core import caching
+
+ROOT = Path(__file__).resolve().parent
+_COMPILED = re.compile(rb"^\s*(from numba|import numba)", re.M)
+_IMPORT = re.compile(rb"^\s*(?:from|import) bench((?:\.\w+)+)", re.M)
+
+
+def kernel_sources(root: Path = ROOT) -> list[Path]:
+    """The modules under ``root`` that use numba, with the package modules they import, sorted."""
+    modules = {path: path.read_bytes() for path in root.rglob("*.py")}
+    found = {path for path, text in modules.items() if _COMPILED.search(text)}
+    for path in list(found):
+        for match in _IMPORT.finditer(modules[path]):
+            parts = match.group(1).decode().strip(".").split(".")
+            for candidate in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
+                if candidate in modules:
+                    found.add(candidate)
+    return sorted(found)
+
+
+def kernel_digest(root: Path = ROOT) -> str:
+    """A digest of the contents of :func:`kernel_sources`."""
+    digest = hashlib.sha256()
+    for path in kernel_sources(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@lru_cache(maxsize=None)
+def _package_digest() -> str:
+    # once per process: the sources a process has imported do not change under it
+    return kernel_digest()
+
+
+class _PackageStamp:
+    """A locator of numba's own kind, for this package's files only, whose stamp adds :func:`kernel_digest`."""
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not Path(py_file).resolve().is_relative_to(ROOT):
+            return None
+        return super().from_function(py_func, py_file)
+
+    def get_source_stamp(self):
+        return super().get_source_stamp(), _package_digest()
+
+
+class UserProvidedLocator(_PackageStamp, caching.UserProvidedCacheLocator):
+    """``NUMBA_CACHE_DIR``, with the package digest in the stamp."""
+
+
+class InTreeLocator(_PackageStamp, caching.InTreeCacheLocator):
+    """``__pycache__`` beside the sources, with the package digest in the stamp."""
+
+
+class UserWideLocator(_PackageStamp, caching.UserWideCacheLocator):
+    """The user's cache directory (read-only installs), with the package digest in the stamp."""
+
+
+def install() -> None:
+    """Put the package's locators ahead of numba's (idempotent)."""
+    ours = [UserProvidedLocator, InTreeLocator, UserWideLocator]
+    rest = [cls for cls in caching.CacheImpl._locator_classes if cls not in ours]
+    caching.CacheImpl._locator_classes = ours + rest

@@ -1,0 +1,53 @@
+"""The kernels' on-disk cache follows every source they are built from (bench.kernel_cache)."""
+
+from __future__ import annotations
+
+from numba import njit
+from numba.core import caching
+
+from bench import kernel_cache
+from bench.models import symmetry
+from bench.native import bitfield, fila
+
+
+def _package(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
+    _package(tmp_path, {
+        "native/kernel.py": "from numba import njit\nfrom bench.native.helper import step\n",
+        "native/helper.py": "def step(x):\n    return x + 1\n",
+        "native/__init__.py": "",
+        "cli.py": "import argparse\n",
+    })
+    assert [p.relative_to(tmp_path).as_posix() for p in kernel_cache.kernel_sources(tmp_path)] == [
+        "native/helper.py", "native/kernel.py"]
+    before = kernel_cache.kernel_digest(tmp_path)
+    (tmp_path / "cli.py").write_text("import argparse\nimport sys\n")
+    assert kernel_cache.kernel_digest(tmp_path) == before
+    # a helper edited, its caller's file untouched: the kernel must not be loaded from the cache
+    (tmp_path / "native/helper.py").write_text("def step(x):\n    return x + 2\n")
+    assert kernel_cache.kernel_digest(tmp_path) != before
+
+
+def test_package_kernels_are_cached_under_the_package_digest():
+    sources = {p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.kernel_sources()}
+    assert {"native/bitfield.py", "native/dlx.py", "native/fila.py", "models/symmetry.py"} <= sources
+    for dispatcher in (fila.fila_search, symmetry.classify_cover, bitfield.gather_rows):
+        locator = dispatcher._cache._impl.locator
+        assert isinstance(locator, kernel_cache._PackageStamp)
+        assert locator.get_source_stamp()[1] == kernel_cache.kernel_digest()
+
+
+def test_functions_outside_the_package_keep_numbas_locators():
+    @njit(cache=True)
+    def twice(x):
+        return 2 * x
+
+    locator = twice._cache._impl.locator
+    assert not isinstance(locator, kernel_cache._PackageStamp)
+    assert isinstance(locator, caching._CacheLocator)
