@@ -176,7 +176,7 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     solve = result.timings.get("solve", 0.0)
     if solve > 0:
         lines.append(f"SOLUTIONS_PER_SEC={result.covers / solve:.4f}")
-    for key in ("nodes", "updates", "dead_ends"):
+    for key in ("kernel", "nodes", "updates", "dead_ends"):
         if key in stats:
             lines.append(f"{key.upper()}={stats[key]}")
     lines.append(f"ATTEMPTS_TOTAL={stats.get('attempts', 0)}")

@@ -37,6 +37,19 @@ def _ctz(typingctx, x):
 
 
 @intrinsic
+def _clz(typingctx, x):
+    """Count leading zero bits of a non-zero uint64."""
+    if not isinstance(x, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, args):
+        value = context.cast(builder, args[0], signature.args[0], types.uint64)
+        return builder.ctlz(value, ir.Constant(ir.IntType(1), 1))
+
+    return types.int64(x), codegen
+
+
+@intrinsic
 def _popcount(typingctx, x):
     """Number of set bits of a uint64."""
     if not isinstance(x, types.Integer):
