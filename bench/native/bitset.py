@@ -36,7 +36,7 @@ from bench.native.bitfield import _clz, _ctz, _popcount
 from bench.engines import Settings, constraint_variant
 from bench.native.dlx import (BACKUP, DONE, FORWARD, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE, S_UPDATES, TRY,
                               Search, record_cover)
-from bench.native.heuristics import FIXED_ORDER
+from bench.native.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 
 
 @njit(cache=True)
@@ -158,11 +158,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
             rr = table[n_pieces - level]
             best = root
             best_deg = 1 << 30
-            small = root
-            small_deg = 2
-            best_rank = 1 << 30
-            fallback = root
-            fallback_deg = 1 << 30
+            pick = (root, 2, root, 1 << 30, root, 1 << 30)
             dead = False
             abandoned = False
             i = rlink[root]
@@ -179,17 +175,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                             best = i
                             best_deg = d
                     else:
-                        if d < small_deg:
-                            small = i
-                            small_deg = d
-                        if i < n_cells:
-                            r = rank[rr, i]
-                            if r < best_rank:
-                                best_rank = r
-                                best = i
-                        elif d < fallback_deg:
-                            fallback = i
-                            fallback_deg = d
+                        pick = fixed_order_step(pick, np.int64(i), d, i < n_cells, rank[rr, i] if i < n_cells else 0)
                 i = rlink[i]
             if abandoned:
                 # no node: the parent takes the placement back and goes on
@@ -251,12 +237,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 state[S_DEAD] += 1
                 phase = BACKUP
                 continue
-            if k_kind == FIXED_ORDER:
-                if small != root:
-                    best = small
-                elif best == root:
-                    best = fallback
-            b = best
+            b = fixed_order_choice(pick, root) if k_kind == FIXED_ORDER else best
             branch[level] = b
             need = lo[b] - count[b]
             if need == 1 and hi[b] - count[b] == 1:

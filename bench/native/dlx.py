@@ -63,7 +63,7 @@ from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, 
                                       K_VOLUME_BT, K_VOLUME_FILTER, build_constraints, fit_filter_pass,
                                       parity_filter_pass, volume_filter_pass, volume_violated)
 from bench.errors import UsageError
-from bench.native.heuristics import FIXED_ORDER, compile_order
+from bench.native.heuristics import FIXED_ORDER, compile_order, fixed_order_choice, fixed_order_step
 from bench.native.memo import CoverMemo
 
 # kernel return codes
@@ -326,33 +326,16 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 i = rlink[i]
             return best
         # fixed order: an item with 0, then 1 option wins; else the lowest-ranked cell
-        small = root
-        small_size = 2
-        best_rank = 1 << 30
-        fallback = root
-        fallback_size = 1 << 30
+        none = np.int64(root)
+        pick = (none, 2, none, 1 << 30, none, 1 << 30)
         rr = U(rank_row)
         while i != root:
             degree = size[i] - (lo[i] - count[i]) + 1
-            if degree < small_size:
-                small = i
-                small_size = degree
-                if degree <= 0:
-                    break
-            if i < n_cells:
-                r = rank[rr, i]
-                if r < best_rank:
-                    best_rank = r
-                    best = i
-            elif degree < fallback_size:
-                fallback = i
-                fallback_size = degree
+            pick = fixed_order_step(pick, np.int64(i), degree, i < n_cells, rank[rr, i] if i < n_cells else 0)
+            if pick[1] <= 0:
+                break
             i = rlink[i]
-        if small != root:
-            return small
-        if best != root:
-            return best
-        return fallback
+        return U(fixed_order_choice(pick, none))
 
     def traced(placed, left):
         if placed:

@@ -27,12 +27,46 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from bench.errors import UsageError
 
 MIN_FIT = 0
 FIXED_ORDER = 1
 ESTIMATE = 2
+
+
+@njit(inline="always")
+def fixed_order_step(pick, i, degree, cell, rank):
+    """One item of a fixed-order scan, in scalars so that both DLX kernels inline it.
+
+    ``pick`` is ``(small, small_degree, best, best_rank, fallback,
+    fallback_degree)``: the first item with the fewest options below 2 (it
+    wins: 0 options is a dead end, 1 is forced), the cell with the lowest
+    ``rank``, and the shape item with the fewest options, for puzzles
+    whose cells are all covered.
+    """
+    small, small_degree, best, best_rank, fallback, fallback_degree = pick
+    if degree < small_degree:
+        small, small_degree = i, degree
+    if cell:
+        if rank < best_rank:
+            best, best_rank = i, rank
+    elif degree < fallback_degree:
+        fallback, fallback_degree = i, degree
+    return small, small_degree, best, best_rank, fallback, fallback_degree
+
+
+@njit(inline="always")
+def fixed_order_choice(pick, none):
+    """The item a fixed-order scan ends on (``none`` when there was none)."""
+    small, _, best, _, fallback, _ = pick
+    if small != none:
+        return small
+    if best != none:
+        return best
+    return fallback
+
 
 SHORTHANDS = {"x": (1, 0, 0), "y": (0, 1, 0), "z": (0, 0, 1), "X": (-1, 0, 0), "Y": (0, -1, 0), "Z": (0, 0, -1), "xyz": (1, 1, 1)}
 NAMES = ("s", "e", "f", "l", "a", "A", "R") + tuple(SHORTHANDS)
