@@ -133,6 +133,8 @@ def test_merge_stats_adds_numbers_lists_and_fila_totals():
                           {"fits": 3, "by": [1, 0, 5], "fila": {"handoffs": 2, "max_cells": 30}}])
     assert merged == {"fits": 5, "by": [2, 2, 5], "fila": {"handoffs": 3, "max_cells": 40}}
     assert np.isclose(merge_stats([{"x": 0.5}, {"x": 0.25}])["x"], 0.75)
+    assert merge_stats([{"kernel": "bits"}, {}, {"kernel": "bits"}]) == {"kernel": "bits"}
+    assert merge_stats([{"kernel": "bits"}, {"kernel": "sets"}]) == {"kernel": "mixed"}
 
 
 def test_identical_piece_branch_carries_its_tweaked_siblings():

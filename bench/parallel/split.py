@@ -113,11 +113,17 @@ def _path(search, prefix: tuple) -> tuple:
 
 
 def merge_stats(parts: list[dict]) -> dict:
-    """Sum machine-independent counters: numbers add, lists add element-wise, ``fila`` totals add (maxima for sizes)."""
+    """Sum machine-independent counters: numbers add, lists add element-wise, ``fila`` totals add (maxima for sizes).
+
+    Words (the DLX kernel that ran) are kept when every part says the same.
+    """
     out: dict = {}
     for stats in parts:
         for key, value in stats.items():
             if isinstance(value, bool) or value is None:
+                continue
+            if isinstance(value, str):
+                out[key] = value if out.get(key, value) == value else "mixed"
                 continue
             if isinstance(value, (int, float, np.integer, np.floating)):
                 out[key] = out.get(key, 0) + value
