@@ -72,23 +72,14 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
         rlink[llink[t]] = rlink[t]
         llink[rlink[t]] = llink[t]
 
-    def weight_closed(lv, b):
-        # updates of closing item b at level lv: its options in play leave their other items
+    def closed_updates(had, i, kept, j):
+        # updates of closing items between the bitsets had[i] and kept[j]: each
+        # option the first has and the second lacks leaves its other items
         n = 0
         for k in range(n_classes):
             c = 0
             for w in range(n_words):
-                c += _popcount(live[lv, w] & item_bits[b, w] & class_bits[k, w])
-            n += c * class_w[k]
-        return n
-
-    def weight_commit(lv):
-        # updates of the closes in a commit: the options base[lv] had and live[lv + 1] lost
-        n = 0
-        for k in range(n_classes):
-            c = 0
-            for w in range(n_words):
-                c += _popcount(base[lv, w] & ~live[lv + 1, w] & class_bits[k, w])
+                c += _popcount(had[i, w] & ~kept[j, w] & class_bits[k, w])
             n += c * class_w[k]
         return n
 
@@ -203,7 +194,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 state[S_NODES] += 1
             remaining = n_pieces - level
             if level > n_base:
-                n = pend[level - 1] + weight_commit(level - 1)
+                n = pend[level - 1] + closed_updates(base, level - 1, live, level)
                 state[S_UPDATES] += n
                 updates_by[remaining + 1] += n
             done = rlink[root] == root
@@ -244,12 +235,12 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 mode[level] = 0
                 count[b] += 1
                 unlist(b)
-                n = weight_closed(level, b)
-                state[S_UPDATES] += n
-                updates_by[remaining] += n
                 for w in range(n_words):
                     cand[level, w] = live[level, w] & item_bits[b, w]
                     base[level, w] = live[level, w] & ~item_bits[b, w]
+                n = closed_updates(live, level, base, level)
+                state[S_UPDATES] += n
+                updates_by[remaining] += n
                 pend[level] = 0
                 phase = TRY
             else:
@@ -296,9 +287,9 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
             if count[b] == lo[b]:
                 unlist(b)
             if count[b] == hi[b]:
-                pend[level] = weight_closed(level, b)
                 for w in range(n_words):
                     base[level, w] = live[level, w] & ~item_bits[b, w]
+                pend[level] = closed_updates(live, level, base, level)
             else:
                 pend[level] = opt_ptr[o + 1] - opt_ptr[o]
                 for w in range(n_words):

@@ -924,10 +924,10 @@ class DlxEngine:
         settings = apply_tuning(settings, self.tuning)
         from bench.native import bitset
 
-        fits_bits = bitset.suits(settings)
-        if self.kernel == "bits" and not fits_bits:
+        plain = bitset.suits(settings)
+        if self.kernel == "bits" and not plain:
             raise UsageError("dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")
-        kernel = self.kernel or ("bits" if fits_bits else "sets")
+        kernel = self.kernel or ("bits" if plain else "sets")
         compile_seconds = warm_up()
         t0 = time.perf_counter()
         search = (bitset.BitsetSearch if kernel == "bits" else Search)(cover, settings, limits, on_solutions, on_trace)

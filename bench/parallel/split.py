@@ -115,7 +115,7 @@ def _path(search, prefix: tuple) -> tuple:
 def merge_stats(parts: list[dict]) -> dict:
     """Sum machine-independent counters: numbers add, lists add element-wise, ``fila`` totals add (maxima for sizes).
 
-    Words (the DLX kernel that ran) are kept when every part says the same.
+    Strings (the DLX kernel that ran) are kept when every part says the same, else ``"mixed"``.
     """
     out: dict = {}
     for stats in parts:
