@@ -93,11 +93,14 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     levels below, written on the way down and read on the way back, with
     the entry placed at each level.
 
-    ``e`` and ``s`` test every image of the chosen list set while counting
-    fits, so they keep the ones that fit: per level, two halves of ``fbuf``
-    (the best candidate's and the one being counted), with each shape's
-    fits and list length in ``fcount`` and ``flen``.  The level then places
-    its images from that buffer without testing them again.
+    A level places its images from ``fbuf``, where the fitting entries of
+    the list being tried are stored unconditionally and kept by advancing:
+    one test per image and no branch on its outcome.  ``e`` and ``s`` test
+    every image of the chosen list set while counting fits, so they fill
+    the buffer for all shapes at once: per level, two halves (the best
+    candidate's and the one being counted), with each shape's fits and list
+    length in ``fcount`` and ``flen``.  The other heuristics fill the first
+    half with one shape's list when they try that shape.
 
     ``fcons`` carries the parity and volume triggers
     (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
@@ -201,7 +204,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                 s = np.uint64(lowest(todo))
                 todo &= todo - one
                 e = lp[base + s]
-                stop = lp[base + s + one] - one
+                stop = lp[base + s + one]
                 ws = w
                 while e < stop:
                     # stored unconditionally, kept by advancing: no branch per image
@@ -283,9 +286,14 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                     kend = k + fcount[base + sh]
                     attempts[p] += np.int64(flen[base + sh])
                 else:
-                    k = lp[base + sh]
-                    kend = lp[base + sh + one] - one
-                    attempts[p] += np.int64(kend - k)
+                    e = lp[base + sh]
+                    stop = lp[base + sh + one]
+                    attempts[p] += np.int64(stop - e)
+                    k = kend = (level + level) * buf_cap
+                    while e < stop:
+                        fbuf[kend] = e
+                        kend += np.uint64(not hits(lay, e, occ))
+                        e += one
                 left[sh] -= 1
                 if left[sh] == 0:
                     avail &= ~(one << sh)
@@ -306,13 +314,8 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             occ = load(occ_stack, level)
             kd = kind[p]
             buffered = kd == ESTIMATE or kd == SIZE
-        # SCAN: the next image of the current list that fits (the sentinel always does)
-        if buffered:
-            e = fbuf[k] if k < kend else zero
-        else:
-            while hits(lay, k, occ):
-                k += one
-            e = k
+        # SCAN: the next fitting image of the current list
+        e = fbuf[k] if k < kend else zero
         if k < kend:
             k += one
             fits[p] += 1
@@ -395,10 +398,9 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     """The image list sets of every family (an unordered one, one per fixed order).
 
     Returns ``lp, lay, entry_img, nonempty, ls_base, vmask``: list
-    ``(ls, s)`` holds the images ``entry_img[lp[k] : lp[k + 1] - 1]`` with
-    ``k = ls * n_shapes + s``, their layout words in ``lay``, and ends with
-    a sentinel of no cells, which always fits, so the kernel's scan needs no
-    bound check; bit s of ``nonempty[ls]`` says list ``(ls, s)`` has images.
+    ``(ls, s)`` holds the images ``entry_img[lp[k] : lp[k + 1]]`` with
+    ``k = ls * n_shapes + s``, their layout words in ``lay``; bit s of
+    ``nonempty[ls]`` says list ``(ls, s)`` has images.
     Cell c of family f owns list sets ``ls_base[f, c] + z``, where bit k of
     z says the k-th lowest of its variable neighbours is filled: z is the
     occupancy gathered through mask ``vmask[f * n_local + c]`` (one PEXT).
@@ -457,10 +459,10 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
                         z = (z - 1) & free
         if not writing:
             for slot in range(n_slots):
-                lp[slot + 1] = lp[slot] + fill[slot] + (1 if fill[slot] > 0 else 0)
+                lp[slot + 1] = lp[slot] + fill[slot]
                 fill[slot] = 0
             lay = np.zeros((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
-            entry_img = np.full(lp[n_slots], -1, dtype=np.int32)
+            entry_img = np.zeros(lp[n_slots], dtype=np.int32)
     nonempty = np.zeros(n_ls, dtype=np.uint64)
     for slot in range(n_slots):
         if fill[slot] > 0:
@@ -699,26 +701,24 @@ class FilaRun:
         occ_stack[0] = ~full[0]
         self.occ_stack = _words(occ_stack)
         self.stk = np.zeros((depth, 6), dtype=np.uint64)
-        self.fbuf, self.fcount, self.flen = self.fit_buffers(plan.kind[1 : self.p0 + 1], depth)
+        self.fbuf, self.fcount, self.flen = self.fit_buffers(depth)
         self.pos_stack = np.zeros(depth, dtype=np.uint64)
         self.prefix = search.chosen[:level].copy()
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
         totals["handoffs"] += 1
         totals["images"] += len(self.img_opt)
-        totals["list_entries"] += int(np.count_nonzero(self.entry_img >= 0))
+        totals["list_entries"] += len(self.entry_img)
         totals["max_cells"] = max(totals["max_cells"], n_open)
         totals["geometric"] += n_local == plan.n_box
         totals["words"] = max(totals["words"], n_words)
         totals["setup_seconds"] += time.perf_counter() - start
 
-    def fit_buffers(self, kinds: np.ndarray, depth: int) -> tuple:
-        """Where ``e`` and ``s`` keep the fits they count: two halves per level, each as long as the longest list set."""
-        cap = 0
-        if np.any((kinds == ESTIMATE) | (kinds == SIZE)):
-            n_ls = len(self.nonempty)
-            lengths = np.diff(self.lp)[: n_ls * self.n_shapes].astype(np.int64)
-            cap = int((lengths - (lengths > 0)).reshape(n_ls, self.n_shapes).sum(axis=1).max(initial=0))
+    def fit_buffers(self, depth: int) -> tuple:
+        """Where the levels keep the fitting images: two halves per level, each as long as the longest list set."""
+        n_ls = len(self.nonempty)
+        lengths = np.diff(self.lp)[: n_ls * self.n_shapes].astype(np.int64)
+        cap = int(lengths.reshape(n_ls, self.n_shapes).sum(axis=1).max(initial=0))
         return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
