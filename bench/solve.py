@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from bench.engines import Limits, Result, Settings, Status, check_settings, engine_names, get_engine
@@ -23,8 +24,9 @@ from bench.models.cover import Cover
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
 from bench.models.symmetry import REDUNDANCY_METHODS
-from bench.models.tuning import cheapest_redundancy
+from bench.models.tuning import cheapest_redundancy, filtered_handoff
 from bench.native import fila
+from bench.native.dlx import piece_count
 from bench.native.sampling import estimate_tree
 from bench.output import layout_lines, parse_format, render
 from bench.parallel.cli import add_parallel_arguments, parallel_options, sample_spec, solve_maybe_parallel
@@ -203,7 +205,9 @@ def run(args) -> int:
     engine = get_engine(engine_name(args))
     # an untuned FILA run makes the choices of the FILA article's best rows: the
     # redundancy filter on the piece that leaves least work, the volume filter in
-    # 2-D, and the engine's defaults (see bench.native.fila.resolve)
+    # 2-D (at every DLX node before the hand-off where the region is prone to
+    # partition), and the engine's defaults (see bench.models.tuning and
+    # bench.native.fila.resolve)
     auto = auto_tuned(args, engine)
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
@@ -226,9 +230,15 @@ def run(args) -> int:
                 encode_seconds = time.perf_counter() - start
                 start = time.perf_counter()
                 volume = requests["volume"] or (auto and puzzle.planar)
+                n_images = cover.n_options
                 cover, filter_counters = apply_one_shot(cover, volume, requests["fit_rounds"], requests["parity"])
                 filter_seconds = time.perf_counter() - start
                 settings = settings_from(args, cover)
+                if auto and volume:
+                    handoff = filtered_handoff(puzzle, piece_count(cover), n_images,
+                                               filter_counters.get("VOLUME_FILTER_ONE_SHOT", 0))
+                    if handoff is not None:
+                        settings = replace(settings, fila=handoff, volume_filter=handoff)
                 check_settings(engine, settings)
                 if engine.name == "fila":
                     # FILA's defaults made explicit, so --info shows what runs
@@ -239,7 +249,7 @@ def run(args) -> int:
                 continue
             config = configuration(args, settings, engine.name, auto)
             if auto and volume:
-                config["volumeFilter"] = -1
+                config["volumeFilter"] = settings.volume_filter or -1
             if auto:
                 config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else "."
             reasons = unsolvable_reasons(cover)

@@ -133,6 +133,17 @@ def test_untuned_fila_picks_its_configuration_and_says_so(capsys):
     assert info["FILA_HANDOFFS"] == info["FITS[12]"] and info["REDUNDANCY_FILTER"] == "Z"
 
 
+def test_untuned_fila_filters_a_jagged_region_by_volume_until_a_quarter_of_the_pieces_are_placed(capsys):
+    # the 13x13 diamond loses 810 of its 2930 images to the one-shot volume filter: the FILA article's PT5
+    status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", "--node-limit", "2000",
+                         str(DEFS / "pentominoes_tetrominoes_diamond_13x13.txt"))
+    info = keyvalues(out)
+    assert status == 0 and info["autoTuned"] == "1" and info["VOLUME_FILTER_ONE_SHOT"] == "810"
+    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("13", "13", "e=13:f=3")
+    # the repeated filter works at DLX's nodes, from the root (17 pieces left) down to 13
+    assert int(info["VOLUME_FILTER[17]"]) > 0 and int(info["VOLUME_FILTER[12]"]) == 0
+
+
 def test_a_fila_flag_selects_fila_and_turns_auto_tuning_off(capsys):
     status, out, _ = run(capsys, "-i", "-q", "-f", "12", "-o", "e", "--no-nof", str(DEFS / "pentominoes_20x3.txt"))
     info = keyvalues(out)

@@ -13,8 +13,11 @@ children, interleaved rounds, medians, JIT compile apart) written to
     ``-r L`` (piece L held to one orientation): TC4, TC3 (no NOF), DLX
     (TC1) and xcover.
 ``diamond``
-    the 13x13 pentomino + tetromino diamond with ``-r -V`` (PT5 without
-    the repeated volume filter; :mod:`bench.benchmarks.filters` has PT2).
+    the 13x13 pentomino + tetromino diamond with ``-r -V``: PT5
+    (``fila:V13/f13/oe=13:f=3/n``, DLX filtering by volume at every node
+    until FILA takes over with 13 pieces left; what ``bench solve -e fila``
+    picks for this region), the same without the repeated volume filter,
+    and DLX with the same filters (PT2, ``dlx:V13``).
 ``onesided18x5``
     one-sided pentominoes 18x5 with ``-r -V -f17 -of=17 -n`` (OP4, 128-cell
     bitfield): one round, it runs for minutes.
@@ -33,7 +36,7 @@ CASES = {
              "defs/pentominoes_10x6.txt", 5),
     "tetriscube": (["-e", "fila:f11/oe=11:f=3/n,fila:f11/oe=11:f=3/n0,dlx,xcover", "-r", "L", "--timeout", "600"],
                    "defs/tetriscube.txt", 3),
-    "diamond": (["-e", "fila:f13/oe=13:f=3/n,fila", "-V", "--timeout", "600"],
+    "diamond": (["-e", "fila:V13/f13/oe=13:f=3/n,fila:f13/oe=13:f=3/n,dlx:V13", "-V", "--timeout", "900"],
                 "defs/pentominoes_tetrominoes_diamond_13x13.txt", 3),
     "onesided18x5": (["-e", "fila:f17/of=17/n", "-V", "--timeout", "3000"], "defs/pentominoes_1s_18x5.txt", 1),
 }

@@ -167,6 +167,11 @@ class Puzzle:
         return len(self.open_box)
 
     @property
+    def rectangle(self) -> bool:
+        """True for a planar box whose every cell is open (no holes, no stationary pieces)."""
+        return self.planar and self.n_open == self.box_cells
+
+    @property
     def spare(self) -> bool:
         """True when the pieces' volume exceeds the open volume."""
         return self.mobile_volume > self.n_open

@@ -1,4 +1,5 @@
-"""Choices a tuned search makes before it starts: which piece the redundancy filter constrains.
+"""Choices a tuned search makes before it starts: which piece the redundancy filter constrains, and
+where DLX with the repeated volume filter hands over to FILA.
 
 polycube's automatic choice (:func:`~bench.models.symmetry.choose_redundancy`)
 takes the piece with the fewest kept images, which is fine for the X of the
@@ -11,6 +12,18 @@ options left doubles the time (A against L, same 12 kept images), which is
 a fifth power; so each candidate costs the sum over its kept images of
 (options left)^5, and the cheapest wins.  The same rule picks X for the
 10x6 pentominoes (8 kept images against F's 64 with 11 % fewer options left).
+
+A region with jagged edges or islands is easily cut into parts no set of
+pieces fills, and the one-shot volume filter shows it: it removes 28 % of
+the images of the 13x13 pentomino + tetromino diamond and 21 % of the
+hexomino box-in-a-diamond's.  There the FILA article's best row (PT5)
+keeps DLX, with the volume filter at every node, for the first quarter of
+the pieces and hands the rest to FILA: on the diamond, 35 s, against 52 s
+for FILA after the first piece with the volume filter once, and 43-51 s
+with the hand-off one or two pieces earlier or later.  Thin rectangles
+lose as many images (39 % of the 20x3's), but FILA's left-to-right fill
+seldom cuts them off, and filtering at DLX's nodes only slows them down
+(one-sided 30x3: 0.22 s against 0.13 s), so rectangles keep FILA's defaults.
 """
 
 from __future__ import annotations
@@ -21,6 +34,10 @@ from numba import njit
 from bench.models.symmetry import Redundancy, redundancy_for_shape
 
 GROWTH_EXPONENT = 5.0
+# the share of images the one-shot volume filter removes from a region prone to partition
+PARTITION_PRONE = 0.15
+# the share of the pieces DLX places there, filtering at every node, before FILA takes over
+FILTERED_SHARE = 0.25
 
 
 @njit(cache=True)
@@ -70,3 +87,26 @@ def cheapest_redundancy(puzzle, method: str = "orientation") -> Redundancy | Non
         if best is None or key < best[0]:
             best = (key, cand)
     return best[1] if best else None
+
+
+def filtered_handoff(puzzle, n_pieces: int, n_images: int, volume_removed: int) -> int | None:
+    """Pieces left when DLX, filtering by volume at every node, hands a partition-prone region to FILA.
+
+    ``n_images`` and ``volume_removed`` are the cover's options before the
+    one-shot volume filter and the number it removed.  None for a rectangle
+    or a region that is not prone to partition (FILA's own defaults then
+    apply).
+
+    Examples
+    --------
+    >>> import bench
+    >>> [diamond] = bench.load("defs/pentominoes_tetrominoes_diamond_13x13.txt")
+    >>> filtered_handoff(diamond, 17, 2930, 810)   # PT5's -V13 -f13
+    13
+    >>> [rectangle] = bench.load("defs/pentominoes_20x3.txt")
+    >>> filtered_handoff(rectangle, 12, 1182, 466) is None
+    True
+    """
+    if puzzle.rectangle or n_images == 0 or volume_removed < PARTITION_PRONE * n_images:
+        return None
+    return max(n_pieces - max(int(FILTERED_SHARE * n_pieces), 1), 1)

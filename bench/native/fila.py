@@ -766,9 +766,7 @@ def default_order(cover, handoff_at: int) -> str:
     irregular regions) ``e`` picks the tightest hole and ``f`` takes the last
     three pieces (test cases TC4 and PT5).
     """
-    puzzle = cover.puzzle
-    rectangle = puzzle.planar and puzzle.n_open == int(np.prod(puzzle.dims)) and not puzzle.stationary
-    if rectangle or handoff_at <= 3:
+    if cover.puzzle.rectangle or handoff_at <= 3:
         return f"f={handoff_at}"
     return f"e={handoff_at}:f=3"
 
