@@ -261,6 +261,16 @@ def test_tetris_cube_test_case_tc4_fits():
 
 
 @pytest.mark.slow
+def test_diamond_is_the_articles_puzzle_test_cases_pt1_pt2():
+    # ./polycube -i -q -r def/PT12.txt: 207,341,751 fits; with -V13: 78,145,746; 51,184 solutions
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_tetrominoes_diamond_13x13.txt"), redundancy=True)
+    r = DlxEngine().solve(cover)
+    assert (r.covers, r.unique, r.total, r.stats["fits"]) == (51184, 51184, 204736, 207_341_751)
+    r = DlxEngine().solve(cover, Settings(volume_filter=13))
+    assert (r.covers, r.stats["fits"]) == (51184, 78_145_746)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(12, 0, -1))
 def test_10x6_at_every_handoff_point(n):
     cover = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True)
