@@ -2,9 +2,10 @@
 
 Everything here reads stored result documents (see :mod:`bench.results`);
 nothing runs a solver.  One summary line per puzzle and engine: the status
-over the rounds, the counts, the median solve time (compile time apart), the
-ratio to the fastest engine that finished the same puzzle, and the
-machine-independent counters of that engine.
+over the rounds, the counts, the median solve time (compile time apart) and
+the fastest round's (noise from other tenants of a shared host only ever
+adds time), the ratio of medians to the fastest engine that finished the
+same puzzle, and the machine-independent counters of that engine.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def summarize(document: dict) -> list[dict]:
             "status": statuses[0] if len(statuses) == 1 else "/".join(statuses),
             "rounds": len(rows), "covers": best["covers"], "unique": best["unique"], "total": best["total"],
             "solve": statistics.median(times) if times else None,
+            "best": min(times) if times else None,
             "compile": best.get("compile"), "stats": best.get("stats") or {}, "message": best.get("message", ""),
             "workers": best.get("workers", 1),
             "check": "MISMATCH" if "mismatch" in problems.get(puzzle, []) else "ok",
@@ -77,14 +79,15 @@ def _table_rows(lines: list[dict], timeout) -> list[list]:
         out.append([
             line["puzzle"], line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
             + (f" on {line['workers']} workers" if line["workers"] != 1 else ""), line["status"],
-            line["covers"], line["unique"], line["total"], solve, _seconds(line["compile"]),
+            line["covers"], line["unique"], line["total"], solve,
+            _seconds(line["best"]) if line["rounds"] > 1 and line["status"] in FINISHED else "", _seconds(line["compile"]),
             "" if line["ratio"] is None else f"{line['ratio']:.1f}x",
             (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or line["message"][:60], line["check"],
         ])
     return out
 
 
-HEADERS = ["puzzle", "engine (variant)", "status", "covers", "unique", "total", "solve s", "compile s", "vs fastest",
+HEADERS = ["puzzle", "engine (variant)", "status", "covers", "unique", "total", "solve s", "best s", "compile s", "vs fastest",
            "statistics or reason", "counts"]
 
 
@@ -108,7 +111,7 @@ def render_markdown(document: dict, source: str = "") -> str:
         f"{m.get('platform')}; bench commit {m.get('commit')}",
         "- Libraries: " + ", ".join(f"{k} {v}" for k, v in libs.items() if v),
         f"- Options: engines {', '.join(opts['engines'])}; mode {opts['mode']}; timeout {opts['timeout']:g} s; "
-        f"rounds {opts['rounds']} (median solve time); redundancy filter {opts['redundancy']} "
+        f"rounds {opts['rounds']} (median solve time; best s is the fastest round); redundancy filter {opts['redundancy']} "
         f"({opts.get('redundancy_method', 'orientation')}); one-shot filters: "
         + (", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
                      for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"),
@@ -130,7 +133,7 @@ def render_csv(document: dict) -> str:
     """The summary as CSV, one line per puzzle and engine."""
     buf = io.StringIO()
     fields = ["puzzle", "cover_hash", "engine", "variant", "workers", "status", "rounds", "covers", "unique", "total",
-              "solve", "compile", "ratio", "check", "message"]
+              "solve", "best", "compile", "ratio", "check", "message"]
     writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS + CONSTRAINT_KEYS], extrasaction="ignore")
     writer.writeheader()
     for line in summarize(document):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from bench import engines, results
+from bench import engines, report, results
 from bench.cli import main
 from conftest import DATA, DEFS
 
@@ -92,6 +92,13 @@ def test_rounds_are_interleaved_and_first_mode_finds_one(capsys, tmp_path):
     assert all(r["status"] == "limit" and r["covers"] == 1 for r in doc["rows"] if r["puzzle"] == "pentominoes_20x3.txt")
     proved = [r for r in doc["rows"] if r["puzzle"] == "nowhere.txt"]
     assert len(proved) == 6 and all(r["status"] == "solved" and r["covers"] == 0 for r in proved)
+    # the summary gives the median over the rounds and the fastest round
+    lines = {(line["puzzle"], line["engine"]): line for line in report.summarize(doc)}
+    for engine in ("dlx", "cpsat:2", "sat"):
+        times = [r["solve"] for r in doc["rows"] if (r["puzzle"], r["engine"]) == ("pentominoes_20x3.txt", engine)]
+        line = lines["pentominoes_20x3.txt", engine]
+        assert (line["solve"], line["best"]) == (sum(times) / 2, min(times))
+    assert "| best s " in report.render_markdown(doc)
 
 
 def test_statically_unsolvable_puzzles_are_reported_without_search(capsys, tmp_path):
