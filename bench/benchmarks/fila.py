@@ -35,7 +35,7 @@ from bench.benchmarks import cases
 
 CASES = {
     "10x6": (["-e", "fila:f11/of=11/n0,fila:f11/of=11/n,fila,dlx,dlx:sets,dlx:of,dlx:sets/of,xcover", "-V", "--timeout", "120"],
-             "defs/pentominoes_10x6.txt", 5),
+             "defs/pentominoes_10x6.txt", 9),
     "tetriscube": (["-e", "fila:f11/oe=11:f=3/n,fila:f11/oe=11:f=3/n0,dlx,xcover", "-r", "L", "--timeout", "600"],
                    "defs/tetriscube.txt", 3),
     "diamond": (["-e", "fila:V13/f13/oe=13:f=3/n,fila:f13/oe=13:f=3/n,dlx:V13", "-V", "--timeout", "900"],
