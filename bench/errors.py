@@ -40,3 +40,7 @@ class CoverError(BenchError):
 
 class UsageError(BenchError):
     """A command-line request that cannot be carried out as given."""
+
+
+class Unsupported(UsageError):
+    """An engine cannot represent this cover or honour this request."""

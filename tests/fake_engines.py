@@ -5,18 +5,11 @@ from __future__ import annotations
 import os
 import time
 
-from bench.engines import Result, Status
+from bench.engines import Engine, Result, Status
 
 
-class _Fake:
+class _Fake(Engine):
     supported = frozenset({"max_solutions", "time_limit"})
-    variant = ""
-
-    def __init__(self, variant: str = ""):
-        pass
-
-    def available(self) -> bool:
-        return True
 
 
 class CrashEngine(_Fake):

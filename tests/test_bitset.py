@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import bench
@@ -69,8 +69,9 @@ def test_random_tilings(text, order, redundancy):
 
     cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]), redundancy=redundancy or None)
     bits, sets = both(cover, Settings(order=order), Limits(node_limit=100_000))
-    if sets.status == Status.SOLVED:
-        assert_same_search(bits, sets)
+    # a search cut by the node limit stops at different points in the two kernels' slices
+    assume(sets.status == Status.SOLVED)
+    assert_same_search(bits, sets)
 
 
 def test_limits_stop_the_bitset_kernel_with_partial_statistics():

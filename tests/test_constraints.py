@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 import bench
 from bench import Cover
 from bench.cli import main
-from bench.engines import Limits, Settings, Status, get_engine, parse_tuning
+from bench.engines import Limits, Settings, Status, get_engine
+from bench.engines.variants import parse_tuning
 from bench.errors import UsageError
 from bench.models.definition import parse_text
 from bench.models.filters import apply_one_shot, fit_filter, parity_filter, volume_filter

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import bench
 from bench import Cover, parse_text
-from bench.expected import expected_for
+from bench.models.expected import expected_for
 from bench.models.puzzle import Puzzle
 from bench.models.symmetry import SolutionCounter
 from conftest import DATA, DEFS

@@ -118,14 +118,16 @@ def test_trace_events_follow_placements_and_removals():
 
 
 def test_unknown_settings_are_refused():
-    class Other:
-        name = "other"
-        supported = frozenset()
+    from bench.engines import Engine
 
-    from bench.engines import check_settings
+    class Other(Engine):
+        name = "other"
+
+        def solve(self, cover, settings=Settings(), limits=Limits(), on_solutions=None, on_trace=None):
+            raise AssertionError("never called")
 
     with pytest.raises(UsageError, match="does not implement: order"):
-        check_settings(Other(), Settings(order="f"))
+        Other().check(Settings(order="f"))
 
 
 @pytest.mark.slow

@@ -12,10 +12,10 @@ from numba import njit
 
 import bench
 from bench import Cover
-from bench.encoders.collect import Unsupported
+from bench.errors import Unsupported
 from bench.engines import Limits, Settings, Status
 from bench.errors import UsageError
-from bench.expected import expected_for
+from bench.models.expected import expected_for
 from bench.models.filters import apply_one_shot
 from bench.native import bitfield as bf
 from bench.native.dlx import DlxEngine

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from bench import engines, report, results
+from bench import engines
+from bench.comparison import report, results
 from bench.cli import main
 from conftest import DATA, DEFS
 
@@ -160,11 +161,11 @@ def test_a_timed_out_split_solve_leaves_no_worker_behind():
     import bench
     from bench.models.cover import Cover
     from bench.parallel.runner import ParallelOptions
-    from bench.run import run_engine
+    from bench.comparison.isolated import solve_isolated
 
     [puzzle] = bench.load(DEFS / "tetriscube.txt")
     me = psutil.Process()
-    result = run_engine("fila", Cover.from_puzzle(puzzle), "count", 1.0, ParallelOptions(workers=2, progress=False))
+    result = solve_isolated("fila", Cover.from_puzzle(puzzle), "count", 1.0, ParallelOptions(workers=2, progress=False))
     assert result.status.value == "timeout"
     time.sleep(0.5)
     left = [p for p in psutil.process_iter(["cmdline", "status"])

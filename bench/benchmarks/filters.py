@@ -1,7 +1,7 @@
 """The filters benchmark: the polycube article's constraint cases, each configuration in the same run.
 
 Each case is one ``bench run`` on the unfiltered matrix (``-r`` only); the
-filters and triggers are engine variants (:func:`bench.engines.parse_tuning`),
+filters and triggers are engine variants (:func:`bench.engines.variants.parse_tuning`),
 so every row solves the same encoding.  A filter given N pieces acts at every
 node while N or more remain; N = all pieces is the one-shot filter.  Every
 row runs DLX's sparse-set kernel (``dlx:sets``), the one that filters at

@@ -21,12 +21,11 @@ import time
 from pathlib import Path
 
 import bench
-from bench import Cover
 from bench.engines import Settings, get_engine
-from bench.expected import expected_for
+from bench.models.expected import expected_for
 from bench.parallel.executors import loopback_cluster
 from bench.parallel.runner import ParallelOptions, solve_parallel
-from bench.solve import redundancy_choice
+from bench.prepare import Request, prepare, redundancy_argument
 
 CASES = {
     "tetriscube": ("defs/tetriscube.txt", "L", "fila"),
@@ -54,7 +53,7 @@ def _round(value, digits: int):
 def run_case(name: str, workers: int, cluster: bool, rounds: int, out: Path) -> int:
     path, redundancy, engine_name = CASES[name]
     [puzzle] = bench.load(path)
-    cover = Cover.from_puzzle(puzzle, redundancy=redundancy_choice(redundancy))
+    cover = prepare(puzzle, Request(redundancy=redundancy_argument(redundancy))).cover
     engine = get_engine(engine_name)
     engine.warm_up()
     runs: dict[str, list] = {}

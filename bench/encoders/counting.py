@@ -6,7 +6,7 @@ whatever auxiliary variables the cardinality encoding adds.  It never
 enumerates: 12,988,816 domino tilings of 8x8 take about a second, while
 pentomino rectangles, with few covers and a hard structure, are slow.
 Unique and total follow from the count only when the matrix allows it (see
-:func:`~bench.encoders.collect.counts_from_covers`).
+:func:`~bench.engines.collect.counts_from_covers`).
 
 Variant syntax for ``--engine``: ``ganak[:ENCODING]`` (default: the
 sequential counter).
@@ -15,14 +15,14 @@ sequential counter).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import os
 import sys
 import time
 
-from bench.encoders.collect import Unsupported, counts_from_covers
+from bench.engines.collect import counts_from_covers
 from bench.encoders.sat import DEFAULT_ENCODING, ENCODINGS, build_cnf
-from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
+from bench.errors import Unsupported
 
 
 @contextlib.contextmanager
@@ -40,14 +40,15 @@ def quiet_stdout():
         os.close(devnull)
 
 
-class GanakEngine:
+class GanakEngine(Engine):
     """Counts covers without enumerating them (see the module docstring)."""
 
     name = "ganak"
-    supported: frozenset[str] = frozenset()
     counts_only = True
+    requires = ("pyganak",)
 
     def __init__(self, variant: str = ""):
+        self.tuning = {}
         self.encoding = variant or DEFAULT_ENCODING
         if self.encoding not in ENCODINGS:
             raise Unsupported(f"unknown SAT cardinality encoding '{self.encoding}'; expected one of: {', '.join(ENCODINGS)}")
@@ -55,10 +56,6 @@ class GanakEngine:
     @property
     def variant(self) -> str:
         return self.encoding
-
-    def available(self) -> bool:
-        """True when pyganak is installed."""
-        return importlib.util.find_spec("pyganak") is not None
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -74,7 +71,7 @@ class GanakEngine:
         """
         import pyganak
 
-        check_settings(self, settings, limits)
+        self.check(settings, limits)
         if limits.keep_solutions or on_solutions is not None:
             raise Unsupported("the counting engine counts covers without producing them")
         t0 = time.perf_counter()

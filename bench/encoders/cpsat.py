@@ -4,7 +4,7 @@ A cell item becomes ``exactly_one`` over the options that cover it; a shape
 item needed ``lo..hi`` times becomes ``lo <= sum <= hi`` (exactly k for k
 identical pieces, at most k for spare ones).  Counting enumerates every
 solution with a callback (CP-SAT enumerates on one worker only); the
-:class:`~bench.encoders.collect.Collector` proves there are no duplicates and
+:class:`~bench.engines.collect.Collector` proves there are no duplicates and
 classifies each cover.  First-solution mode may use several workers.
 
 Variant syntax for ``--engine``: ``cpsat`` or ``cpsat:W`` with W workers for
@@ -13,12 +13,11 @@ first-solution mode.
 
 from __future__ import annotations
 
-import importlib.util
 import time
 
-from bench.encoders.collect import Collector, Unsupported
-from bench.engines import Limits, Result, Settings, Status, check_settings
-from bench.errors import CoverError
+from bench.engines.collect import Collector
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
+from bench.errors import CoverError, Unsupported
 
 
 def build_model(cover):
@@ -43,13 +42,15 @@ def build_model(cover):
     return model, x
 
 
-class CpSatEngine:
+class CpSatEngine(Engine):
     """Exact covers with OR-Tools CP-SAT (see the module docstring)."""
 
     name = "cpsat"
     supported = frozenset({"max_solutions", "time_limit"})
+    requires = ("ortools",)
 
     def __init__(self, variant: str = ""):
+        self.tuning = {}
         self.workers = 1
         if variant:
             if not variant.isdigit() or int(variant) < 1:
@@ -59,10 +60,6 @@ class CpSatEngine:
     @property
     def variant(self) -> str:
         return f"workers={self.workers}"
-
-    def available(self) -> bool:
-        """True when OR-Tools is installed."""
-        return importlib.util.find_spec("ortools") is not None
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -78,7 +75,7 @@ class CpSatEngine:
         """
         from ortools.sat.python import cp_model
 
-        check_settings(self, settings, limits)
+        self.check(settings, limits)
         first = limits.max_solutions == 1
         if self.workers > 1 and not first:
             raise Unsupported("CP-SAT enumerates all solutions on one worker only; use cpsat:W with --mode first")

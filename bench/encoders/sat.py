@@ -21,15 +21,14 @@ counter.
 
 from __future__ import annotations
 
-import importlib.util
 import threading
 import time
 
 import numpy as np
 
-from bench.encoders.collect import Collector, Unsupported
-from bench.engines import Limits, Result, Settings, Status, check_settings
-from bench.errors import CoverError
+from bench.engines.collect import Collector
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
+from bench.errors import CoverError, Unsupported
 
 DEFAULT_SOLVER = "cadical195"
 DEFAULT_ENCODING = "seqcounter"
@@ -112,13 +111,15 @@ def build_cnf(cover, encoding: str = DEFAULT_ENCODING):
     return clauses, max(pool.top, cover.n_options)
 
 
-class SatEngine:
+class SatEngine(Engine):
     """Exact covers with a SAT solver from python-sat (see the module docstring)."""
 
     name = "sat"
     supported = frozenset({"max_solutions", "time_limit"})
+    requires = ("pysat",)
 
     def __init__(self, variant: str = ""):
+        self.tuning = {}
         parts = variant.split(":") if variant else []
         if len(parts) > 2:
             raise Unsupported(f"sat variant '{variant}': expected SOLVER or SOLVER:ENCODING")
@@ -130,10 +131,6 @@ class SatEngine:
     @property
     def variant(self) -> str:
         return f"{self.solver}/{self.encoding}"
-
-    def available(self) -> bool:
-        """True when python-sat is installed."""
-        return importlib.util.find_spec("pysat") is not None
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -149,7 +146,7 @@ class SatEngine:
         """
         from pysat.solvers import Solver, SolverNames
 
-        check_settings(self, settings, limits)
+        self.check(settings, limits)
         if self.solver not in vars(SolverNames):
             names = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
             raise Unsupported(f"unknown SAT solver '{self.solver}'; expected one of: {', '.join(names)}")

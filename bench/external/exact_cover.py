@@ -9,30 +9,22 @@ cannot be interrupted from Python: ``bench run``'s hard timeout stops it.
 
 from __future__ import annotations
 
-import importlib.util
 import time
 
 import numpy as np
 
-from bench.encoders.collect import Unsupported, counts_from_covers, require_plain_exact_cover
-from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.engines.collect import counts_from_covers, require_plain_exact_cover
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
+from bench.errors import Unsupported
 
 
-class ExactCoverEngine:
+class ExactCoverEngine(Engine):
     """Counts covers with ``exact_cover.get_solution_count``."""
 
     name = "exact-cover"
-    supported: frozenset[str] = frozenset()
     variant = "get_solution_count"
     counts_only = True
-
-    def __init__(self, variant: str = ""):
-        if variant:
-            raise Unsupported("exact-cover has no variants")
-
-    def available(self) -> bool:
-        """True when the exact-cover C extension is installed."""
-        return importlib.util.find_spec("exact_cover") is not None
+    requires = ("exact_cover",)
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -48,7 +40,7 @@ class ExactCoverEngine:
         """
         from exact_cover import get_solution_count
 
-        check_settings(self, settings, limits)
+        self.check(settings, limits)
         if limits.keep_solutions or on_solutions is not None:
             raise Unsupported("engine 'exact-cover' is used here to count covers, not to produce them")
         require_plain_exact_cover(cover, self.name, secondary=False)

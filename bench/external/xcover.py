@@ -8,13 +8,12 @@ JIT compile time is measured on a tiny problem first and reported apart.
 
 from __future__ import annotations
 
-import importlib.util
 import time
 
 import numpy as np
 
-from bench.encoders.collect import Collector, Unsupported, require_plain_exact_cover
-from bench.engines import Limits, Result, Settings, Status, check_settings
+from bench.engines.collect import Collector, require_plain_exact_cover
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import CoverError
 
 _compile_seconds: float | None = None
@@ -43,20 +42,13 @@ def as_arrays(cover, primary: np.ndarray, secondary: np.ndarray):
     return options, cover.opt_ptr.astype(np.uint32), np.zeros(options.size, dtype=np.uint32)
 
 
-class XcoverEngine:
+class XcoverEngine(Engine):
     """Exact covers with ``xcover.algorithm_c``."""
 
     name = "xcover"
     supported = frozenset({"max_solutions", "time_limit"})
     variant = "algorithm_c"
-
-    def __init__(self, variant: str = ""):
-        if variant:
-            raise Unsupported("xcover has no variants")
-
-    def available(self) -> bool:
-        """True when xcover is installed."""
-        return importlib.util.find_spec("xcover") is not None
+    requires = ("xcover",)
 
     def warm_up(self) -> float:
         """Seconds spent compiling (or loading) the kernel in this process."""
@@ -76,7 +68,7 @@ class XcoverEngine:
         """
         from xcover import algorithm_c
 
-        check_settings(self, settings, limits)
+        self.check(settings, limits)
         primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True)
         compile_seconds = warm_up()
         t0 = time.perf_counter()

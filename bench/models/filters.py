@@ -28,7 +28,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from bench.errors import UsageError
 from bench.models.regions import flood, subset_sums
 
 
@@ -159,60 +158,3 @@ def apply_one_shot(cover, volume: bool = False, fit_rounds: int | None = None, p
         counters["FIT_FILTER_ONE_SHOT"] = sum(per_round)
         counters["FIT_FILTER_ROUNDS"] = " ".join(map(str, per_round))
     return cover, counters
-
-
-def add_filter_arguments(parser, in_search: bool = True) -> None:
-    """The filter options of the commands that encode puzzles, as in polycube.
-
-    ``-V``, ``-P`` and ``-F`` take an optional count N of pieces remaining:
-    alone (or -1) the filter runs once before the search; with N > 0 it
-    also runs at every search node while at least N pieces remain (DLX's
-    part of the native engines); 0 turns it off.  ``in_search`` adds the
-    backtrack triggers ``-p`` and ``-v``.
-    """
-    where = (" and again at each search node while at least N pieces remain" if in_search else
-             "; in-search filtering is per engine, as a variant: dlx:V13")
-    for short, name, what in (("-V", "volume", "drop options that wall off a region no remaining pieces can fill"),
-                              ("-P", "parity", "drop options after which the pieces left cannot reach the parity"),
-                              ("-F", "fit", "drop options after which a cell or a piece can no longer be covered")):
-        parser.add_argument(short, f"--{name}-filter", type=int, nargs="?", const=-1, metavar="N",
-                            help=f"{name} filter: {what}; once before the search{where} (0: off)")
-    parser.add_argument("--fit-rounds", type=int, default=1, metavar="R",
-                        help="passes of the fit filter each time it runs (default 1, 0 = until nothing changes)")
-    if in_search:
-        parser.add_argument("-p", "--parity-backtrack", type=int, nargs="?", const=1, metavar="N",
-                            help="backtrack when the pieces left cannot reach the parity of the cells left "
-                                 "(checked while at least N pieces remain, default 1)")
-        parser.add_argument("-v", "--volume-backtrack", type=int, metavar="N",
-                            help="backtrack when a region of open cells has a volume no pieces left add up to, "
-                                 "checked while at least N pieces remain")
-
-
-def one_shot_requests(args) -> dict:
-    """What the filter options of ``args`` ask of :func:`apply_one_shot`."""
-    asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
-    for name, value in asked.items():
-        if value is not None and value < -1:
-            raise UsageError(f"--{name}-filter takes a count of pieces >= 0, or -1 for once before the search; got {value}")
-    if args.fit_rounds < 0:
-        raise UsageError(f"--fit-rounds must be >= 0, got {args.fit_rounds}")
-    on = {name: value not in (None, 0) for name, value in asked.items()}
-    return {"volume": on["volume"], "parity": on["parity"], "fit_rounds": args.fit_rounds if on["fit"] else None}
-
-
-def in_search_settings(args) -> dict:
-    """The in-search filter and trigger counts of ``args``, as :class:`~bench.engines.Settings` fields."""
-    out = {}
-    for name in ("volume", "parity", "fit"):
-        value = getattr(args, f"{name}_filter")
-        if value is not None and value > 0:
-            out[f"{name}_filter"] = value
-    if out.get("fit_filter"):
-        out["fit_rounds"] = args.fit_rounds
-    for name in ("parity_backtrack", "volume_backtrack"):
-        value = getattr(args, name, None)
-        if value is not None:
-            if value < 0:
-                raise UsageError(f"--{name.replace('_', '-')} takes a count of pieces >= 0, got {value}")
-            out[name] = value
-    return out

@@ -33,7 +33,8 @@ import numpy as np
 from numba import njit
 
 from bench.native.bitfield import _clz, _ctz, _popcount
-from bench.engines import Settings, constraint_variant
+from bench.engines.protocol import Settings
+from bench.engines.variants import constraint_variant
 from bench.native.dlx import (BACKUP, DONE, FORWARD, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE, S_UPDATES, TRY,
                               Search, record_cover)
 from bench.native.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step

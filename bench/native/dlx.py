@@ -55,8 +55,8 @@ import time
 import numpy as np
 from numba import njit
 
-from bench.engines import (CONSTRAINTS, Limits, Result, Settings, Status, apply_tuning, check_settings,
-                           constraint_variant, parse_tuning)
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
+from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.models.symmetry import classify_cover
 from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
                                       C_VOLUME_BT, C_VOLUME_FILTER, K_FIT_FILTER, K_PARITY_BT, K_PARITY_FILTER,
@@ -878,7 +878,7 @@ class Search:
 KERNELS = ("bits", "sets")
 
 
-class DlxEngine:
+class DlxEngine(Engine):
     """The native DLX engine (see the module docstring).
 
     Two kernels run the same search with the same statistics: option
@@ -905,10 +905,6 @@ class DlxEngine:
         """Seconds spent compiling (or loading) the kernel in this process."""
         return warm_up()
 
-    def available(self) -> bool:
-        """Always: numba is a runtime dependency."""
-        return True
-
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None, on_trace=None) -> Result:
         """Count (and optionally return) the exact covers of ``cover``.
 
@@ -920,8 +916,8 @@ class DlxEngine:
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 2, 2, 8)
         """
-        check_settings(self, settings, limits)
-        settings = apply_tuning(settings, self.tuning)
+        self.check(settings, limits)
+        settings = self.resolve(cover, settings)
         from bench.native import bitset
 
         plain = bitset.suits(settings)

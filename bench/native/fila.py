@@ -45,11 +45,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numba import njit
 
-from bench.encoders.collect import Unsupported
-from bench.engines import (CONSTRAINTS, Limits, Result, Settings, apply_tuning, check_settings, constraint_variant,
-                           parse_tuning)
-from bench.errors import UsageError
+from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings
+from bench.engines.variants import CONSTRAINTS, apply_tuning, constraint_variant, parse_tuning
+from bench.errors import Unsupported, UsageError
 from bench.models.filters import cell_neighbours
+from bench.models.tuning import cheapest_redundancy, filtered_handoff
 from bench.native.memo import CoverMemo
 from bench.native import dlx
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
@@ -816,11 +816,12 @@ def warm_up() -> float:
     return _compile_seconds
 
 
-class FilaEngine:
+class FilaEngine(Engine):
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
-    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "prefix", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
+    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "prefix", "max_solutions", "node_limit",
+                           "time_limit", "auto"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
@@ -829,9 +830,35 @@ class FilaEngine:
         """Seconds spent compiling (or loading) the kernels in this process."""
         return warm_up()
 
-    def available(self) -> bool:
-        """Always: numba is a runtime dependency."""
-        return True
+    def configure(self, puzzle, request):
+        """With no tuning option at all, the choices of the FILA article's best rows.
+
+        The redundancy filter on the piece that leaves least work
+        (:func:`~bench.models.tuning.cheapest_redundancy`) and the one-shot
+        volume filter in 2-D; :meth:`resolve` then makes the region-dependent
+        choices.
+        """
+        if request.tuned:
+            return request
+        choice = cheapest_redundancy(puzzle, request.redundancy_method)
+        return replace(request, redundancy=choice.piece if choice else None, volume=request.volume or puzzle.planar,
+                       settings=replace(request.settings, auto=True))
+
+    def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
+        """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.
+
+        An automatic configuration in a region the one-shot volume filter
+        shows prone to partition lets DLX filter by volume at every node for
+        the first pieces (:func:`~bench.models.tuning.filtered_handoff`).
+        """
+        check_cover(cover)
+        settings = apply_tuning(settings, self.tuning)
+        removed = filtered.counters.get("VOLUME_FILTER_ONE_SHOT") if filtered is not None else None
+        if settings.auto and removed is not None:
+            handoff = filtered_handoff(cover.puzzle, piece_count(cover), filtered.options_before, removed)
+            if handoff is not None:
+                settings = replace(settings, fila=handoff, volume_filter=handoff)
+        return resolve(cover, settings)
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -845,10 +872,9 @@ class FilaEngine:
         >>> r.status.value, r.covers, r.unique, r.total, r.variant
         ('solved', 2, 2, 8, 'f11/of=11/n1')
         """
-        check_settings(self, settings, limits)
-        check_cover(cover)
+        self.check(settings, limits)
+        settings = self.resolve(cover, settings)
         compile_seconds = warm_up()
-        settings = resolve(cover, apply_tuning(settings, self.tuning))
         search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions)
         exact = settings.goal == 0
         stats = search.stats()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bench.engines import Limits, Settings
+from bench.engines.protocol import Limits, Settings
 from bench.native import dlx
 
 

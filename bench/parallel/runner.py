@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench.engines import Result, Settings, Status, apply_tuning
+from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
 from bench.native import dlx
 from bench.native.sampling import estimate_nodes, estimate_tree
@@ -70,25 +70,31 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
-def resolved_settings(engine, cover, settings: Settings) -> Settings:
-    """The settings the engine really runs with (its variant's tuning and its defaults filled in)."""
-    settings = apply_tuning(settings, getattr(engine, "tuning", {}))
-    if engine.name == "fila":
-        from bench.native import fila
-
-        settings = fila.resolve(cover, settings)
-    return settings
-
-
 def splittable(engine, settings: Settings, limits) -> str | None:
     """Why this solve cannot be split (None when it can)."""
-    if "prefix" not in engine.supported:
+    if not engine.splittable:
         return f"engine '{engine.name}' cannot solve sub-problems"
     if settings.goal or settings.trace:
         return "--goal and --trace follow one search"
     if limits is not None and (limits.max_solutions or limits.node_limit):
         return "--max-solutions and --node-limit follow one search"
     return None
+
+
+def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptions | None, printing: bool,
+                         on_solutions=None, on_trace=None) -> Result:
+    """Split the solve when asked to, or by default when it is large and nothing needs one search; else solve it."""
+    if options is not None:
+        reason = splittable(engine, settings, limits) or ("solutions are printed in search order by one process"
+                                                          if printing else None)
+        if reason is None and options.workers == 1 and not options.cluster and not options.resume:
+            reason = "one worker"
+        if reason is not None:
+            if options.explicit:
+                raise UsageError(f"cannot split this solve: {reason} (use --workers 1, or --quiet to count only)")
+        elif options.explicit or worth_splitting(cover, engine.resolve(cover, settings)):
+            return solve_parallel(cover, engine, settings, options, limits)
+    return engine.solve(cover, settings, limits, on_solutions=on_solutions, on_trace=on_trace)
 
 
 def worth_splitting(cover, settings: Settings) -> bool:
@@ -218,7 +224,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
     compile_seconds = engine.warm_up()
-    settings = resolved_settings(engine, cover, settings)
+    settings = engine.resolve(cover, settings)
     key = run_key(cover, engine, settings, options.depth)
     client = executors.connect(options.cluster) if options.cluster else None
     try:

@@ -14,7 +14,7 @@ are its images that favour the minority colour.
 
 from __future__ import annotations
 
-from bench.expected import expected_for
+from bench.models.expected import expected_for
 from bench.models.diagnose import unsolvable_reasons
 
 

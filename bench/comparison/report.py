@@ -1,6 +1,6 @@
 """Tables from result files: the run summary, Markdown and CSV reports, and comparisons.
 
-Everything here reads stored result documents (see :mod:`bench.results`);
+Everything here reads stored result documents (see :mod:`bench.comparison.results`);
 nothing runs a solver.  One summary line per puzzle and engine: the status
 over the rounds, the counts, the median solve time (compile time apart) and
 the fastest round's (noise from other tenants of a shared host only ever

@@ -15,14 +15,14 @@ import statistics
 import sys
 import time
 
-from bench.engines import Settings
+from dataclasses import replace
+
+from bench.cli.inputs import load_puzzles
+from bench.cli.options import add_filter_arguments, add_redundancy_arguments, in_search_settings, request_from
+from bench.engines import Settings, get_engine
 from bench.errors import BenchError, UsageError
-from bench.inputs import load_puzzles
-from bench.models.cover import Cover
-from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
-from bench.native.dlx import DlxEngine
 from bench.native.sampling import estimate_tree
-from bench.solve import redundancy_choice
+from bench.prepare import prepare
 
 
 def add_parser(sub) -> None:
@@ -30,8 +30,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser("estimate", help="estimate a search's nodes, fits and covers from random paths",
                        description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
-    p.add_argument("-r", "--redundancy", nargs="?", const="#", metavar="PIECE",
-                   help="rotational-redundancy filter (# or no PIECE: picked; . or absent: off)")
+    add_redundancy_arguments(p, optional_value=True, default=None)
     add_filter_arguments(p)
     p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, as in bench solve (default s)")
     p.add_argument("--trials", type=int, default=1000, metavar="T", help="random paths per estimate (default 1000)")
@@ -47,24 +46,22 @@ def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
     if args.trials < 1 or args.repeat < 1 or args.goal < 0:
         raise UsageError("--trials and --repeat must be >= 1, --goal >= 0")
-    redundancy = redundancy_choice(args.redundancy)
-    requests = one_shot_requests(args)
+    request = request_from(args, Settings(order=args.order, **in_search_settings(args)))
     errors: list[str] = []
     documents = []
     for path in args.files:
         for puzzle, _ in load_puzzles(path, errors):
             try:
-                cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
-                cover, _ = apply_one_shot(cover, requests["volume"], requests["fit_rounds"], requests["parity"])
-                settings = Settings(order=args.order, **in_search_settings(args))
+                prepared = prepare(puzzle, request)
+                cover, settings = prepared.cover, prepared.settings
                 start = time.perf_counter()
                 estimates = [estimate_tree(cover, settings, args.trials, args.seed + k, args.goal)
                              for k in range(args.repeat)]
                 seconds = (time.perf_counter() - start) / args.repeat
                 true = None
                 if args.check:
-                    true = DlxEngine().solve(cover, Settings(order=args.order, goal=args.goal,
-                                                             **in_search_settings(args))).stats
+                    # the estimator samples DLX's tree, so DLX's search is the one to check against
+                    true = get_engine("dlx").solve(cover, replace(settings, goal=args.goal)).stats
             except BenchError as exc:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue

@@ -16,20 +16,17 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bench.engines import Limits, Result, Settings, Status, check_settings, engine_names, get_engine
+from bench.cli.facts import format_facts, puzzle_facts
+from bench.cli.inputs import load_puzzles
+from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
+                               in_search_settings, parallel_options, request_from, sample_spec)
+from bench.cli.output import layout_lines, parse_format, render
+from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.errors import BenchError, UsageError
-from bench.facts import format_facts, puzzle_facts
-from bench.inputs import load_puzzles
-from bench.models.cover import Cover
 from bench.models.diagnose import unsolvable_reasons
-from bench.models.filters import add_filter_arguments, apply_one_shot, in_search_settings, one_shot_requests
-from bench.models.symmetry import REDUNDANCY_METHODS
-from bench.models.tuning import cheapest_redundancy, filtered_handoff
-from bench.native import fila
-from bench.native.dlx import piece_count
 from bench.native.sampling import estimate_tree
-from bench.output import layout_lines, parse_format, render
-from bench.parallel.cli import add_parallel_arguments, parallel_options, sample_spec, solve_maybe_parallel
+from bench.parallel.runner import solve_maybe_parallel
+from bench.prepare import prepare
 
 
 def add_parser(sub) -> None:
@@ -39,12 +36,7 @@ def add_parser(sub) -> None:
                                    "put -- before the files when an option with an optional argument comes last.")
     p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
     p.add_argument("-e", "--engine", help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
-    p.add_argument("-r", "--redundancy", nargs="?", const="#", metavar="PIECE",
-                   help="rotational-redundancy filter: without PIECE (or #) a piece is picked; . turns it off "
-                        "(the default, except for an untuned fila run)")
-    p.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
-                   help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
-                        "(the smallest image of each orbit)")
+    add_redundancy_arguments(p, optional_value=True, default=None)
     add_filter_arguments(p)
     p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
     p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s; fila: see --info)")
@@ -82,11 +74,6 @@ TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "p
                 "order", "fila", "nof")
 
 
-def redundancy_choice(value: str | None):
-    """``-r``'s argument as :meth:`Cover.from_puzzle` takes it: # picks a piece, . or nothing turns it off."""
-    return True if value == "#" else (None if value in (".", None) else value)
-
-
 def engine_name(args) -> str:
     """The engine asked for: ``--engine``, else fila when a FILA option is given, else dlx."""
     if args.engine:
@@ -94,29 +81,23 @@ def engine_name(args) -> str:
     return "fila" if args.fila is not None or args.nof is not None else "dlx"
 
 
-def auto_tuned(args, engine) -> bool:
-    """True when FILA runs with no tuning flag at all, so it picks its own configuration."""
-    return engine.name == "fila" and all(getattr(args, name) in (None, False) for name in TUNING_FLAGS)
+def tuned(args) -> bool:
+    """True when the command line sets any tuning option (else an engine may choose its own configuration)."""
+    return any(getattr(args, name) not in (None, False) for name in TUNING_FLAGS)
 
 
-def settings_from(args, cover) -> Settings:
-    """Engine settings from the command line, checked against the cover."""
-    first_item = None
-    if args.redundancy_first:
-        red = cover.redundancy
-        if red is None:
-            raise UsageError("--redundancy-first needs the redundancy filter (-r) and a puzzle with symmetries")
-        first_item = cover.n_cells + red.shape
-        if cover.item_lo[first_item] == 0:
-            raise UsageError(f"--redundancy-first: piece '{red.piece}' may stay unused (spare pieces), so it cannot be placed first")
+def settings_from(args) -> Settings:
+    """Engine settings from the command line."""
     if args.goal < 0:
         raise UsageError("--goal must be >= 0")
-    return Settings(order=args.order, goal=args.goal, first_item=first_item, trace=args.trace,
-                    fila=args.fila, nof=args.nof, **in_search_settings(args))
+    return Settings(order=args.order, goal=args.goal, trace=args.trace, fila=args.fila, nof=args.nof,
+                    **in_search_settings(args))
 
 
-def configuration(args, settings: Settings, engine_name: str, auto: bool = False) -> dict:
+def configuration(args, prepared, engine_name: str) -> dict:
     """The solver configuration as polycube's ``--info`` lists it."""
+    settings, cover = prepared.settings, prepared.cover
+    auto = settings.auto
     config = {
         "engine": engine_name,
         "autoTuned": int(auto),
@@ -125,8 +106,8 @@ def configuration(args, settings: Settings, engine_name: str, auto: bool = False
         "orderingHeuristicConfig": settings.order or "s",
         "outputFormat": (args.output or "BL").upper(),
         "quiet": int(args.quiet),
-        "redundancyFilter": args.redundancy or ".",
-        "volumeFilter": args.volume_filter or 0,
+        "redundancyFilter": (cover.redundancy.piece if cover.redundancy else ".") if auto else args.redundancy or ".",
+        "volumeFilter": (settings.volume_filter or -1) if auto and prepared.request.volume else args.volume_filter or 0,
         "parityFilter": args.parity_filter or 0,
         "fitFilter": args.fit_filter or 0,
         "fitRounds": args.fit_rounds,
@@ -203,16 +184,10 @@ def run(args) -> int:
     """Solve every puzzle of ``args.files``; returns the exit status."""
     form, piece_form = parse_format(args.output)
     engine = get_engine(engine_name(args))
-    # an untuned FILA run makes the choices of the FILA article's best rows: the
-    # redundancy filter on the piece that leaves least work, the volume filter in
-    # 2-D (at every DLX node before the hand-off where the region is prone to
-    # partition), and the engine's defaults (see bench.models.tuning and
-    # bench.native.fila.resolve)
-    auto = auto_tuned(args, engine)
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
-    requests = one_shot_requests(args)
+    request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
     errors: list[str] = []
     failed: list[str] = []
@@ -221,40 +196,14 @@ def run(args) -> int:
     for path in args.files:
         for puzzle, parse_seconds in load_puzzles(path, errors):
             try:
-                start = time.perf_counter()
-                redundancy = redundancy_choice(args.redundancy)
-                if auto:
-                    choice = cheapest_redundancy(puzzle, args.redundancy_method)
-                    redundancy = choice.piece if choice else None
-                cover = Cover.from_puzzle(puzzle, redundancy=redundancy, method=args.redundancy_method)
-                encode_seconds = time.perf_counter() - start
-                start = time.perf_counter()
-                volume = requests["volume"] or (auto and puzzle.planar)
-                n_images = cover.n_options
-                cover, filter_counters = apply_one_shot(cover, volume, requests["fit_rounds"], requests["parity"])
-                filter_seconds = time.perf_counter() - start
-                settings = settings_from(args, cover)
-                if auto and volume:
-                    handoff = filtered_handoff(puzzle, piece_count(cover), n_images,
-                                               filter_counters.get("VOLUME_FILTER_ONE_SHOT", 0))
-                    if handoff is not None:
-                        settings = replace(settings, fila=handoff, volume_filter=handoff)
-                check_settings(engine, settings)
-                if engine.name == "fila":
-                    # FILA's defaults made explicit, so --info shows what runs
-                    fila.check_cover(cover)
-                    settings = fila.resolve(cover, settings)
+                prepared = prepare(puzzle, request, engine)
             except BenchError as exc:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue
-            config = configuration(args, settings, engine.name, auto)
-            if auto and volume:
-                config["volumeFilter"] = settings.volume_filter or -1
-            if auto:
-                config["redundancyFilter"] = cover.redundancy.piece if cover.redundancy else "."
+            cover, settings, filter_counters = prepared.cover, prepared.settings, prepared.filters
+            config = configuration(args, prepared, engine.name)
             reasons = unsolvable_reasons(cover)
-            facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, "encode": encode_seconds,
-                                                 **({"filter": filter_seconds} if filter_counters else {})}, reasons)
+            facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, **prepared.timings}, reasons)
             facts.update(filter_counters)
             if args.info and not args.json:
                 print("\n".join(f"{k}={v}" for k, v in config.items()))
@@ -279,7 +228,7 @@ def run(args) -> int:
                 result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
                                               printing=not (args.quiet or args.json),
                                               on_solutions=printer, on_trace=tracer)
-            result.timings = {"parse": parse_seconds, "encode": encode_seconds, **result.timings}
+            result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {

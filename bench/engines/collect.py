@@ -1,4 +1,4 @@
-"""What library engines share: counting covers handed back one at a time.
+"""What engines that produce covers in Python share: counting covers handed back one at a time.
 
 CP-SAT, SAT and the external DLX libraries produce covers in Python, one per
 call, so they all count through a :class:`Collector`: it verifies each cover
@@ -14,14 +14,9 @@ import time
 
 import numpy as np
 
-from bench.engines import Limits, Result, Status
-from bench.errors import CoverError, UsageError
+from bench.engines.protocol import Limits, Result, Status
+from bench.errors import CoverError, Unsupported
 from bench.models.symmetry import SolutionCounter
-
-
-class Unsupported(UsageError):
-    """The engine cannot represent this cover or honour this request."""
-
 
 class Collector:
     """Counts, checks and forwards the covers an enumeration produces."""

@@ -26,6 +26,7 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from bench.engines import Result
 from bench.errors import BenchError
 
 SCHEMA = 1
@@ -113,3 +114,31 @@ def load(path: str) -> dict:
     if document["schema"] != SCHEMA:
         raise BenchError(f"{path}: result schema {document['schema']} is not supported; expected {SCHEMA}")
     return document
+
+
+def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: float) -> dict:
+    """The facts of one puzzle stored in the result file."""
+    definition = puzzle.definition
+    key = Path(definition.path).name + ("" if definition.index == 1 else f"#{definition.index}")
+    return {
+        "key": key, "file": str(definition.path), "index": definition.index, "name": puzzle.name,
+        "cover_hash": cover.hash, "options": cover.n_options, "items": cover.n_items,
+        "redundancy": cover.redundancy.piece if cover.redundancy else None, "group": puzzle.group.order,
+        "parse_seconds": parse_seconds, "encode_seconds": encode_seconds,
+        "expected": None if expected is None else {"unique": expected.unique, "total": expected.total,
+                                                   "solvable": expected.solvable},
+    }
+
+
+def row(entry: dict, spec: str, round_no: int, result: Result) -> dict:
+    """One result row of the file; a split solve's time includes its split."""
+    solve = result.timings.get("solve")
+    if solve is not None:
+        solve += result.timings.get("split", 0.0)
+    return {
+        "puzzle": entry["key"], "cover_hash": entry["cover_hash"], "engine": spec, "variant": result.variant,
+        "round": round_no, "status": result.status.value, "covers": result.covers, "unique": result.unique,
+        "total": result.total, "solve": solve, "setup": result.timings.get("setup"),
+        "workers": result.stats.get("parallel", {}).get("workers", 1),
+        "compile": result.timings.get("compile"), "stats": result.stats, "message": result.message,
+    }

@@ -1,0 +1,107 @@
+"""``bench info`` and ``bench check``: what a definition holds, without solving it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from bench.cli.facts import format_facts, puzzle_facts
+from bench.cli.inputs import definition_files, load_puzzles
+from bench.cli.options import add_redundancy_arguments
+from bench.errors import BenchError
+from bench.models.definition import parse_file
+from bench.models.diagnose import unsolvable_reasons
+from bench.models.expected import FILE_NAME, expected_for, load_expected
+from bench.prepare import Request, prepare, redundancy_argument
+
+
+def add_parsers(sub) -> None:
+    """Register ``info`` and ``check``."""
+    info = sub.add_parser("info", help="print puzzle facts as KEY=value lines (polycube -i, before the search)")
+    info.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
+    add_redundancy_arguments(info, optional_value=False, default="#")
+    info.add_argument("--json", action="store_true", help="print one JSON list instead of KEY=value lines")
+    info.set_defaults(func=cmd_info)
+
+    check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    check.set_defaults(func=cmd_check)
+
+
+def cmd_info(args) -> int:
+    """``bench info``: the facts polycube's ``-i`` prints before a search."""
+    errors: list[str] = []
+    results = []
+    request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method)
+    for path in args.files:
+        for puzzle, parse_seconds in load_puzzles(path, errors):
+            try:
+                prepared = prepare(puzzle, request)
+                results.append(puzzle_facts(puzzle, prepared.cover, {"parse": parse_seconds, **prepared.timings}))
+            except BenchError as exc:
+                errors.append(f"{puzzle.name}: {exc}")
+    if args.json:
+        json.dump(results, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for i, facts in enumerate(results):
+            if i:
+                print()
+            print("\n".join(format_facts(facts)))
+    for message in errors:
+        print(message, file=sys.stderr)
+    return 2 if errors else 0
+
+
+def check_expected_file(directory: str) -> list[str]:
+    """Problems with the entries of a directory's ``expected.toml``."""
+    problems = []
+    try:
+        recorded = load_expected(directory)
+    except BenchError as exc:
+        return [str(exc)]
+    for key in sorted(recorded):
+        name, _, index = key.partition("#")
+        target = Path(directory) / name
+        where = f"{Path(directory) / FILE_NAME}: [\"{key}\"]"
+        if not target.is_file():
+            problems.append(f"{where} names a file that does not exist")
+            continue
+        try:
+            count = len(parse_file(target))
+        except BenchError:
+            continue
+        if index and (not index.isdigit() or not 1 <= int(index) <= count):
+            problems.append(f"{where} names puzzle {index} but {name} holds {count} puzzle(s)")
+    return problems
+
+
+def cmd_check(args) -> int:
+    """``bench check``: parse and encode without solving; static proofs and ``expected.toml`` problems."""
+    errors: list[str] = []
+    directories = set()
+    for path in definition_files(args.paths):
+        if path != "-":
+            directories.add(str(Path(path).parent.resolve()))
+        for puzzle, _ in load_puzzles(path, errors):
+            try:
+                cover = prepare(puzzle).cover
+                expected = expected_for(puzzle)
+            except BenchError as exc:
+                errors.append(f"{puzzle.name}: {exc}")
+                continue
+            reasons = unsolvable_reasons(cover)
+            X, Y, Z = puzzle.dims
+            summary = (f"{X}x{Y}x{Z}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in {len(puzzle.shapes)} shapes, "
+                       f"{cover.n_options} options, group of order {puzzle.group.order}")
+            if expected and expected.unique is not None:
+                summary += f", expected {expected.unique} unique / {expected.total} total"
+            print(f"{'unsolvable' if reasons else 'ok':<11} {puzzle.name}: {summary}")
+            for reason in reasons:
+                print(f"    {reason}")
+    for directory in sorted(directories):
+        errors.extend(check_expected_file(directory))
+    for message in errors:
+        print(message, file=sys.stderr)
+    return 2 if errors else 0

@@ -1,0 +1,134 @@
+"""Options shared by the commands, and what they ask of :func:`~bench.prepare.prepare` and the parallel runner.
+
+polycube's letters where they do not clash: ``-r`` redundancy filter,
+``-V -P -F`` one-shot (and in-search) filters, ``-p -v`` backtrack triggers;
+``-w --cluster --split-depth`` split a solve over processes or machines.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.errors import UsageError
+from bench.models.symmetry import REDUNDANCY_METHODS
+from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
+from bench.prepare import Request, redundancy_argument
+
+JOURNAL_DIR = Path("results") / "journals"
+
+
+def add_redundancy_arguments(parser, optional_value: bool, default: str | None) -> None:
+    """``-r PIECE`` and ``--redundancy-method``.
+
+    With ``optional_value`` (``bench solve``, ``bench estimate``) ``-r``
+    alone turns the filter on; elsewhere it always takes a value.
+    """
+    kwargs = {"nargs": "?", "const": "#"} if optional_value else {"default": default}
+    parser.add_argument("-r", "--redundancy", metavar="PIECE", **kwargs,
+                        help="rotational-redundancy filter: # picks a piece, . turns it off, or a piece name "
+                             f"(default {default or '.'}{', except for an untuned fila run' if optional_value else ''})")
+    parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
+                        help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
+                             "(the smallest image of each orbit)")
+
+
+def add_filter_arguments(parser, in_search: bool = True) -> None:
+    """The filter options of the commands that encode puzzles, as in polycube.
+
+    ``-V``, ``-P`` and ``-F`` take an optional count N of pieces remaining:
+    alone (or -1) the filter runs once before the search; with N > 0 it
+    also runs at every search node while at least N pieces remain (DLX's
+    part of the native engines); 0 turns it off.  ``in_search`` adds the
+    backtrack triggers ``-p`` and ``-v``.
+    """
+    where = (" and again at each search node while at least N pieces remain" if in_search else
+             "; in-search filtering is per engine, as a variant: dlx:V13")
+    for short, name, what in (("-V", "volume", "drop options that wall off a region no remaining pieces can fill"),
+                              ("-P", "parity", "drop options after which the pieces left cannot reach the parity"),
+                              ("-F", "fit", "drop options after which a cell or a piece can no longer be covered")):
+        parser.add_argument(short, f"--{name}-filter", type=int, nargs="?", const=-1, metavar="N",
+                            help=f"{name} filter: {what}; once before the search{where} (0: off)")
+    parser.add_argument("--fit-rounds", type=int, default=1, metavar="R",
+                        help="passes of the fit filter each time it runs (default 1, 0 = until nothing changes)")
+    if in_search:
+        parser.add_argument("-p", "--parity-backtrack", type=int, nargs="?", const=1, metavar="N",
+                            help="backtrack when the pieces left cannot reach the parity of the cells left "
+                                 "(checked while at least N pieces remain, default 1)")
+        parser.add_argument("-v", "--volume-backtrack", type=int, metavar="N",
+                            help="backtrack when a region of open cells has a volume no pieces left add up to, "
+                                 "checked while at least N pieces remain")
+
+
+def in_search_settings(args) -> dict:
+    """The in-search filter and trigger counts of ``args``, as :class:`~bench.engines.Settings` fields."""
+    out = {}
+    for name in ("volume", "parity", "fit"):
+        value = getattr(args, f"{name}_filter")
+        if value is not None and value > 0:
+            out[f"{name}_filter"] = value
+    if out.get("fit_filter"):
+        out["fit_rounds"] = args.fit_rounds
+    for name in ("parity_backtrack", "volume_backtrack"):
+        value = getattr(args, name, None)
+        if value is not None:
+            if value < 0:
+                raise UsageError(f"--{name.replace('_', '-')} takes a count of pieces >= 0, got {value}")
+            out[name] = value
+    return out
+
+
+def request_from(args, settings=None, tuned: bool = True) -> Request:
+    """The :class:`~bench.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
+    asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
+    for name, value in asked.items():
+        if value is not None and value < -1:
+            raise UsageError(f"--{name}-filter takes a count of pieces >= 0, or -1 for once before the search; got {value}")
+    if args.fit_rounds < 0:
+        raise UsageError(f"--fit-rounds must be >= 0, got {args.fit_rounds}")
+    on = {name: value not in (None, 0) for name, value in asked.items()}
+    kwargs = {} if settings is None else {"settings": settings}
+    return Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
+                   redundancy_first=getattr(args, "redundancy_first", False), volume=on["volume"],
+                   parity=on["parity"], fit_rounds=args.fit_rounds if on["fit"] else None, tuned=tuned, **kwargs)
+
+
+def add_parallel_arguments(parser) -> None:
+    """``--workers``, ``--cluster`` and ``--split-depth``."""
+    parser.add_argument("-w", "--workers", type=int, metavar="N",
+                        help=f"worker processes (default: every core, {default_workers()} here, once random paths say "
+                             "the search is worth splitting; 1 keeps everything in one process)")
+    parser.add_argument("--cluster", metavar="tcp://HOST:PORT",
+                        help="solve the sub-problems on this Dask scheduler's workers (they need bench installed)")
+    parser.add_argument("--split-depth", type=int, metavar="D",
+                        help=f"split the search D levels deep (default: deep enough for {SUBPROBLEMS_PER_WORKER} "
+                             "sub-problems per worker, the large ones one level deeper)")
+
+
+def parallel_options(args) -> ParallelOptions | None:
+    """The split asked for on the command line; None when the user asked for one process."""
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be >= 1")
+    if args.split_depth is not None and args.split_depth < 1:
+        raise UsageError("--split-depth must be >= 1")
+    resume = getattr(args, "resume", False)
+    explicit = args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
+    if args.workers == 1 and args.cluster is None and not resume:
+        return None
+    return ParallelOptions(workers=args.workers or default_workers(), cluster=args.cluster,
+                           journal=getattr(args, "journal", None),
+                           journal_dir=JOURNAL_DIR if hasattr(args, "journal") else None,
+                           resume=resume, depth=args.split_depth, progress=getattr(args, "progress", None),
+                           explicit=explicit)
+
+
+def sample_spec(text: str) -> tuple[int, int, int]:
+    """``T[,R[,SEED]]`` of ``--sample``: trials, pieces left where a path stops, seed."""
+    parts = text.split(",")
+    try:
+        values = [int(p) for p in parts]
+    except ValueError:
+        raise UsageError(f"--sample {text}: expected T[,R[,SEED]] as integers, e.g. 1000,0,1") from None
+    if not 1 <= len(values) <= 3 or values[0] < 1 or (len(values) > 1 and values[1] < 0):
+        raise UsageError(f"--sample {text}: expected T >= 1 trials, then R >= 0 pieces left and a seed")
+    trials, goal, seed = (values + [0, 1][len(values) - 1:])[:3]
+    return trials, goal, seed

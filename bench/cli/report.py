@@ -1,0 +1,47 @@
+"""``bench report`` and ``bench compare``: stored result files rendered, never a solver run."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from bench.comparison import report, results
+
+
+def add_parsers(sub) -> None:
+    """Register ``report`` and ``compare``."""
+    rep = sub.add_parser("report", help="render stored result files as Markdown (or CSV); runs no solver")
+    rep.add_argument("results", nargs="+", metavar="RESULT", help="result files written by bench run")
+    rep.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
+    rep.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    rep.set_defaults(func=cmd_report)
+
+    cmp = sub.add_parser("compare", help="what got faster or slower between two result files")
+    cmp.add_argument("before", metavar="A")
+    cmp.add_argument("after", metavar="B")
+    cmp.add_argument("--threshold", type=float, default=0.1, help="relative change counted as noise (default 0.1)")
+    cmp.set_defaults(func=cmd_compare)
+
+
+def cmd_report(args) -> int:
+    """``bench report``: Markdown or CSV of result files."""
+    documents = [(path, results.load(path)) for path in args.results]
+    if args.csv:
+        text = "".join(report.render_csv(doc) for _, doc in documents)
+    else:
+        text = "\n".join(report.render_markdown(doc, source=path) for path, doc in documents)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def cmd_compare(args) -> int:
+    """``bench compare``: what got faster or slower; exit 1 when a count changed."""
+    table, counts_changed = report.compare(results.load(args.before), results.load(args.after), args.threshold)
+    print(table)
+    if counts_changed:
+        print("counts changed between the two runs on the same matrix", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,138 @@
+"""``bench run``: every engine on the same matrix, counts cross-validated, results stored.
+
+Each puzzle is encoded once.  Every engine then solves that cover in a child
+process (forked, so it shares the cover without copying and inherits the JIT
+code the parent compiled while warming up), under a hard timeout: a hung or
+crashing engine costs its own row, never the run.  Engines are interleaved
+across rounds, each round starting one engine later, so slow drift of the
+machine does not favour one of them; reports use the median over rounds.
+
+After each puzzle the rows are validated (:func:`~bench.comparison.validation.validate`) and the
+result file is rewritten, so an interrupted run keeps every finished puzzle.
+The exit status is 1 when any count disagrees or an engine failed.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from bench.cli.inputs import definition_files, load_puzzles
+from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
+                               parallel_options, request_from)
+from bench.comparison import results
+from bench.comparison.report import render_run
+from bench.comparison.results import puzzle_entry
+from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
+from bench.comparison.validation import validate
+from bench.engines import engine_names, get_engine
+from bench.errors import BenchError, UsageError
+from bench.models.diagnose import unsolvable_reasons
+from bench.models.expected import expected_for
+from bench.prepare import prepare
+
+DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
+
+
+def add_parser(sub) -> None:
+    """Register ``bench run``."""
+    p = sub.add_parser("run", help="solve every puzzle with several engines, cross-validate counts, store results",
+                       description=__doc__.split("\n\n")[0])
+    p.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    p.add_argument("-e", "--engine", default=DEFAULT_ENGINES, metavar="E1,E2,...",
+                   help=f"engines, each NAME[:VARIANT] (default {DEFAULT_ENGINES}; known: {', '.join(engine_names())})")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per engine and puzzle (default 60)")
+    p.add_argument("--rounds", type=int, default=1, metavar="R", help="runs of each engine per puzzle; medians reported")
+    p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
+    add_redundancy_arguments(p, optional_value=False, default="#")
+    add_filter_arguments(p, in_search=False)
+    add_parallel_arguments(p)
+    p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
+    p.add_argument("--no-static-check", action="store_true",
+                   help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
+    p.add_argument("-o", "--results", metavar="FILE", help="result file (default results/run-DATE-TIME.json)")
+    p.add_argument("--no-save", action="store_true", help="do not write a result file")
+    p.set_defaults(func=cmd_run)
+
+
+def parse_engines(text: str) -> list[str]:
+    """The engine specs of ``--engine``, each checked now so a typo fails before any work."""
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    if not specs:
+        raise UsageError("--engine needs at least one engine")
+    if len(set(specs)) != len(specs):
+        raise UsageError("--engine names an engine twice")
+    for spec in specs:
+        get_engine(spec)
+    return specs
+
+
+def cmd_run(args) -> int:
+    """Run the comparison; returns 1 on a count mismatch or an engine error."""
+    if args.rounds < 1 or args.timeout <= 0:
+        raise UsageError("--rounds must be at least 1 and --timeout positive")
+    specs = parse_engines(args.engine)
+    options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
+               "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
+               "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
+               "fit_rounds": args.fit_rounds}
+    request = request_from(args)
+    for name in ("volume", "parity", "fit"):
+        value = getattr(args, f"{name}_filter")
+        if value is not None and value > 0:
+            raise UsageError(f"bench run applies --{name}-filter once, to the matrix every engine shares; for "
+                             f"filtering inside the search give the engines that do it a variant, e.g. "
+                             f"dlx:{name[0].upper()}{value}")
+    parallel = parallel_options(args)
+    if parallel is not None:
+        parallel = replace(parallel, progress=False)
+        options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
+        options["split_every_search"] = parallel.explicit
+    document = results.new_document(["bench", "run", *args.paths], options)
+    path = None if args.no_save else Path(args.results) if args.results else results.default_path()
+    compile_seconds = warm_up(specs)
+    errors: list[str] = []
+    interrupted = False
+    try:
+        for file in definition_files(args.paths):
+            for puzzle, parse_seconds in load_puzzles(file, errors):
+                try:
+                    expected = expected_for(puzzle)
+                    if args.skip_slow and expected is not None and expected.slow:
+                        continue
+                    prepared = prepare(puzzle, request)
+                except BenchError as exc:
+                    errors.append(f"{puzzle.name}: {exc}")
+                    continue
+                cover = prepared.cover
+                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
+                entry["filters"] = prepared.filters
+                document["puzzles"].append(entry)
+                print(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items", file=sys.stderr, flush=True)
+                reasons = [] if args.no_static_check else unsolvable_reasons(cover)
+                if reasons:
+                    rows = static_proof_rows(entry, specs, reasons)
+                else:
+                    rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout, compile_seconds,
+                                        parallel)
+                document["rows"].extend(rows)
+                document["validation"].extend(validate(entry, rows))
+                if path is not None:
+                    results.save(document, path)
+    except KeyboardInterrupt:
+        interrupted = True
+    print(render_run(document))
+    for message in errors:
+        print(message, file=sys.stderr)
+    if path is not None:
+        results.save(document, path)
+        print(f"results written to {path}", file=sys.stderr)
+    if interrupted:
+        print("bench: interrupted; the finished puzzles are kept", file=sys.stderr)
+        return 130
+    if document["validation"]:
+        for problem in document["validation"]:
+            print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
+        return 1
+    return 2 if errors else 0

@@ -1,0 +1,56 @@
+"""Every engine on one cover, round after round, interleaved so slow drift of the machine favours none.
+
+Each round starts one engine later than the one before; each solve runs
+isolated (:mod:`bench.comparison.isolated`).  JIT engines are compiled once
+in this process first, so forked children inherit their code and compile
+time stays apart from solve time.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from bench.comparison.isolated import solve_isolated
+from bench.comparison.results import row
+from bench.engines import Result, Status, get_engine
+from bench.parallel.runner import ParallelOptions
+
+
+def warm_up(specs: list[str]) -> dict[str, float]:
+    """Compile the JIT engines once in this process; forked children inherit the code."""
+    out = {}
+    for spec in specs:
+        engine = get_engine(spec)
+        if engine.available():
+            out[spec] = engine.warm_up()
+    return out
+
+
+def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, timeout: float,
+                 compile_seconds: dict, parallel: ParallelOptions | None = None) -> list[dict]:
+    """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split)."""
+    rows = []
+    for round_no in range(rounds):
+        shift = round_no % len(specs)
+        for spec in specs[shift:] + specs[:shift]:
+            result = solve_isolated(spec, cover, mode, timeout, parallel)
+            if result.status != Status.SKIPPED:
+                result.timings.setdefault("compile", compile_seconds.get(spec, 0.0))
+            rows.append(row(entry, spec, round_no, result))
+            workers = rows[-1]["workers"]
+            print(f"  {spec:<14} round {round_no + 1}: {result.status.value:<8} covers={result.covers} "
+                  f"solve={rows[-1]['solve'] if rows[-1]['solve'] is not None else float('nan'):.3f}s"
+                  f"{f' on {workers} workers' if workers != 1 else ''} {result.message}", file=sys.stderr, flush=True)
+    return rows
+
+
+def static_proof_rows(entry: dict, specs: list[str], reasons: list[str]) -> list[dict]:
+    """Rows for a puzzle the model proves unsolvable before any search: the proof, and every engine not run."""
+    proof = Result(engine="static-check", status=Status.SOLVED, covers=0, unique=0, total=0,
+                   message="; ".join(reasons), timings={"solve": 0.0})
+    rows = [row(entry, "static-check", 0, proof)]
+    for spec in specs:
+        skipped = Result(engine=spec, status=Status.SKIPPED, message="not run: the static check proves it unsolvable")
+        rows.append(row(entry, spec, 0, skipped))
+    print(f"  unsolvable without search: {proof.message}", file=sys.stderr, flush=True)
+    return rows

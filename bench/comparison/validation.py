@@ -1,0 +1,49 @@
+"""Cross-validation of one puzzle's rows: engines against each other and against ``expected.toml``."""
+
+from __future__ import annotations
+
+from bench.engines import Status
+
+
+def validate(entry: dict, rows: list[dict]) -> list[dict]:
+    """Count disagreements and engine failures of one puzzle.
+
+    Kinds: ``mismatch`` (two solved rows disagree on covers, unique or total,
+    or a solved row disagrees with the expected counts) and ``error`` (an
+    engine crashed or raised).  First-solution rows are checked against
+    solvability only.
+    """
+    problems = []
+    solved = [r for r in rows if r["status"] == Status.SOLVED.value]
+    for r in rows:
+        if r["status"] == Status.ERROR.value:
+            problems.append({"puzzle": entry["key"], "kind": "error", "message": f"{r['engine']}: {r['message']}"})
+    for field in ("covers", "unique", "total"):
+        seen: dict[int, list[str]] = {}
+        for r in solved:
+            if r[field] is not None:
+                seen.setdefault(r[field], [])
+                if r["engine"] not in seen[r[field]]:
+                    seen[r[field]].append(r["engine"])
+        if len(seen) > 1:
+            detail = "; ".join(f"{', '.join(engines)}: {value}" for value, engines in sorted(seen.items()))
+            problems.append({"puzzle": entry["key"], "kind": "mismatch", "message": f"{field} disagree ({detail})"})
+    expected = entry["expected"] or {}
+    for r in solved:
+        for field in ("unique", "total"):
+            want = expected.get(field)
+            if want is not None and r[field] is not None and r[field] != want:
+                problems.append({"puzzle": entry["key"], "kind": "mismatch",
+                                 "message": f"{r['engine']} reports {field}={r[field]}, expected {want}"})
+    solvable = expected.get("solvable")
+    if solvable is None and expected.get("total") is not None:
+        solvable = expected["total"] > 0
+    if solvable is not None:
+        for r in rows:
+            found = r["covers"] is not None and r["covers"] > 0
+            proved_none = r["status"] == Status.SOLVED.value and r["covers"] == 0
+            if (found and not solvable) or (proved_none and solvable):
+                problems.append({"puzzle": entry["key"], "kind": "mismatch",
+                                 "message": f"{r['engine']} finds {r['covers']} covers, expected "
+                                            f"{'a solvable' if solvable else 'an unsolvable'} puzzle"})
+    return problems

@@ -1,0 +1,219 @@
+"""The interface every engine implements, and what it takes and returns.
+
+Every engine takes the same :class:`~bench.models.cover.Cover`, the same
+:class:`Settings` (search configuration) and :class:`Limits`, and returns the
+same :class:`Result`.  :class:`Engine` declares everything a caller may use:
+its capabilities (``supported``, ``counts_only``, ``splittable``), its
+availability, its one-off compilation (``warm_up``), the defaults it chooses
+before a puzzle is encoded (``configure``) and after (``resolve``), and
+``solve``.  A setting an engine does not implement is refused, never ignored.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field, fields
+from enum import Enum
+from typing import Callable, ClassVar
+
+from bench.errors import Unsupported, UsageError
+
+
+class Status(str, Enum):
+    """How a solve ended.  Only ``SOLVED`` counts are exact and comparable."""
+
+    SOLVED = "solved"
+    LIMIT = "limit"
+    TIMEOUT = "timeout"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """When to stop a search early, and how many solutions to hand back.
+
+    Attributes
+    ----------
+    max_solutions : int or None
+        Stop after this many covers.
+    node_limit : int or None
+        Stop after this many search nodes.  Engines refuse the limits they
+        cannot honour (see ``Engine.supported``).
+    time_limit : float or None
+        Seconds of solve time.
+    keep_solutions : int
+        How many covers to return in :attr:`Result.solutions`.
+    """
+
+    max_solutions: int | None = None
+    node_limit: int | None = None
+    time_limit: float | None = None
+    keep_solutions: int = 0
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Search configuration.  Defaults mean "not asked for".
+
+    Attributes
+    ----------
+    order : str or None
+        Ordering-heuristic schedule in polycube syntax, e.g. ``s=12:f=5``.
+    goal : int
+        Stop each branch when this many pieces remain and report the partial
+        assembly (sub-puzzle splitting); 0 solves completely.
+    first_item : int or None
+        Item to branch on first (polycube ``-R``: the redundancy piece).
+    trace : int
+        polycube ``-t``: report the state after placements and removals.
+    fila : int or None
+        polycube ``-f``: hand each branch to FILA when this many pieces
+        remain (None: the engine's default).
+    nof : bool or None
+        polycube ``-n``: neighbour occupancy filtering in FILA (None: the
+        engine's default).
+    parity_backtrack, volume_backtrack : int
+        polycube ``-p`` / ``-v``: after a placement, backtrack on a parity /
+        volume violation while at least this many pieces remain (0: off).
+    parity_filter, volume_filter, fit_filter : int
+        polycube ``-P`` / ``-V`` / ``-F`` with a count: at each DLX node, the
+        root included, remove the options that would break the constraint,
+        while at least this many pieces remain (0: off).  The one-shot
+        filters before the search are applied to the cover instead
+        (:mod:`bench.models.filters`).
+    fit_rounds : int
+        Passes of the fit filter at each node (0: until nothing changes).
+    prefix : tuple of (int, tuple of int)
+        A sub-problem of a split (:mod:`bench.parallel.split`): per level from
+        the root, the option placed and the options excluded before it (the
+        siblings an identical-piece branch had tweaked out).  Empty: the whole
+        search.
+    auto : bool
+        The engine chose this configuration itself because the user gave no
+        tuning option (see :meth:`Engine.configure`).
+    """
+
+    order: str | None = None
+    goal: int = 0
+    first_item: int | None = None
+    trace: int = 0
+    fila: int | None = None
+    nof: bool | None = None
+    parity_backtrack: int = 0
+    volume_backtrack: int = 0
+    parity_filter: int = 0
+    volume_filter: int = 0
+    fit_filter: int = 0
+    fit_rounds: int = 1
+    prefix: tuple = ()
+    auto: bool = False
+
+    def requested(self) -> set[str]:
+        """Names of the settings that differ from their defaults."""
+        return {f.name for f in fields(self) if getattr(self, f.name) != f.default}
+
+
+@dataclass
+class Result:
+    """What an engine reports.
+
+    ``covers`` counts exact covers of the matrix; ``unique`` and ``total``
+    come from the canonical check (None when an engine cannot tell, or in goal
+    mode where the covers are partial).  ``stats`` holds machine-independent
+    counters (nodes, fits, ...), ``timings`` the phases in seconds: ``compile``
+    (JIT, never part of ``solve``), ``setup`` and ``solve``.
+    """
+
+    engine: str
+    status: Status
+    covers: int | None = None
+    unique: int | None = None
+    total: int | None = None
+    variant: str = ""
+    solutions: list = field(default_factory=list)
+    stats: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    message: str = ""
+    cover_hash: str = ""
+
+
+SolutionSink = Callable[[list, list], None]
+"""Receives a batch of covers (option arrays) and their orbit shares (0 = not canonical)."""
+
+
+@dataclass(frozen=True)
+class Filtered:
+    """What the one-shot filters did to a cover before an engine resolves its settings.
+
+    ``options_before`` counts the options the filters were given;
+    ``counters`` holds their ``*_ONE_SHOT`` counts (:func:`~bench.models.filters.apply_one_shot`).
+    """
+
+    options_before: int
+    counters: dict
+
+
+class Engine(ABC):
+    """Base class of every engine: what callers rely on, with the shared defaults.
+
+    Subclasses set ``name`` and ``supported`` (the :class:`Settings` fields
+    and :class:`Limits` they honour), list the importable modules they need
+    in ``requires``, and implement :meth:`solve`.  The constructor takes the
+    variant string of ``NAME:VARIANT``; the base refuses every variant.
+    """
+
+    name: ClassVar[str]
+    supported: ClassVar[frozenset[str]] = frozenset()
+    counts_only: ClassVar[bool] = False
+    """True for an engine that counts covers without producing them."""
+    requires: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, variant: str = ""):
+        if variant:
+            raise Unsupported(f"{self.name} has no variants")
+        self.tuning: dict = {}
+
+    @property
+    def variant(self) -> str:
+        """The variant as reported in results (the engine's own configuration)."""
+        return ""
+
+    @property
+    def splittable(self) -> bool:
+        """True when the engine solves sub-problems of a split search (``Settings.prefix``)."""
+        return "prefix" in self.supported
+
+    def available(self) -> bool:
+        """True when the engine's libraries are installed."""
+        return all(importlib.util.find_spec(module) is not None for module in self.requires)
+
+    def warm_up(self) -> float:
+        """Compile or load whatever the engine compiles, once per process; returns the seconds it took."""
+        return 0.0
+
+    def configure(self, puzzle, request):
+        """The :class:`~bench.prepare.Request` with this engine's defaults for what must be chosen before encoding."""
+        return request
+
+    def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
+        """The settings this engine runs ``cover`` with: its variant's tuning where the caller left the default."""
+        from bench.engines.variants import apply_tuning
+
+        return apply_tuning(settings, self.tuning)
+
+    def check(self, settings: Settings, limits: Limits | None = None) -> None:
+        """Refuse settings and limits the engine does not implement."""
+        asked = settings.requested()
+        if limits is not None:
+            asked |= {name for name in ("max_solutions", "node_limit", "time_limit") if getattr(limits, name) is not None}
+        unsupported = sorted(asked - set(self.supported))
+        if unsupported:
+            raise UsageError(f"engine '{self.name}' does not implement: {', '.join(unsupported)}")
+
+    @abstractmethod
+    def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(),
+              on_solutions: SolutionSink | None = None, on_trace=None) -> Result:
+        """Solve ``cover``; see :class:`Result`."""

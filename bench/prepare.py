@@ -1,0 +1,121 @@
+"""The one way from a puzzle to what an engine solves: encode, filter, settle the settings.
+
+``bench solve``, ``bench run``, ``bench estimate``, ``bench info``, the
+benchmarks and the parallel runner all call :func:`prepare`: it lets the
+engine choose what it chooses before encoding (:meth:`Engine.configure`,
+e.g. an untuned FILA run picks its redundancy piece), encodes the puzzle
+once (:meth:`Cover.from_puzzle`), applies the one-shot filters the request
+asks for, and lets the engine fill in its defaults (:meth:`Engine.resolve`).
+No caller names an engine.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+
+from bench.engines.protocol import Engine, Filtered, Settings
+from bench.errors import UsageError
+from bench.models.cover import Cover
+from bench.models.filters import apply_one_shot
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked for, before any engine fills in its defaults.
+
+    Attributes
+    ----------
+    settings : Settings
+        The search settings asked for (in-search filters, ordering, ...).
+    redundancy : None, True or str
+        The rotational-redundancy filter: ``True`` picks the piece, a name
+        constrains that piece, ``None`` turns it off.
+    redundancy_method : str
+        ``orientation`` or ``orbit`` (:func:`~bench.models.symmetry.redundancy_for_shape`).
+    redundancy_first : bool
+        Branch on the redundancy piece first (polycube ``-R``).
+    volume, parity : bool
+        One-shot volume and parity filters before the search.
+    fit_rounds : int or None
+        Passes of the one-shot fit filter (None: off, 0: until nothing changes).
+    tuned : bool
+        The user gave some tuning option; False lets an engine choose its
+        own configuration (:meth:`Engine.configure`).
+    """
+
+    settings: Settings = Settings()
+    redundancy: bool | str | None = None
+    redundancy_method: str = "orientation"
+    redundancy_first: bool = False
+    volume: bool = False
+    parity: bool = False
+    fit_rounds: int | None = None
+    tuned: bool = True
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A puzzle ready for an engine: the filtered cover, the settings it runs with, and how it got there.
+
+    ``request`` is the request as the engine configured it, ``filters`` the
+    one-shot filters' counters, ``timings`` the ``encode`` and ``filter``
+    seconds.
+    """
+
+    puzzle: object
+    cover: Cover
+    settings: Settings
+    request: Request
+    filters: dict
+    timings: dict
+
+
+def redundancy_argument(value: str | None):
+    """polycube's ``-r`` value as :attr:`Request.redundancy`: ``#`` picks a piece, ``.`` or nothing turns it off.
+
+    >>> redundancy_argument("#"), redundancy_argument("."), redundancy_argument("L")
+    (True, None, 'L')
+    """
+    return True if value == "#" else (None if value in (".", None) else value)
+
+
+def first_item(cover: Cover) -> int:
+    """The item of the redundancy piece, which ``-R`` places first."""
+    red = cover.redundancy
+    if red is None:
+        raise UsageError("--redundancy-first needs the redundancy filter (-r) and a puzzle with symmetries")
+    item = cover.n_cells + red.shape
+    if cover.item_lo[item] == 0:
+        raise UsageError(f"--redundancy-first: piece '{red.piece}' may stay unused (spare pieces), so it cannot be placed first")
+    return item
+
+
+def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) -> Prepared:
+    """Encode ``puzzle`` as ``request`` asks and settle the settings ``engine`` runs it with.
+
+    Without an engine the cover is the one every engine shares (``bench
+    run``) and the settings are the request's.
+
+    Raises
+    ------
+    UsageError
+        For a request the puzzle or the engine cannot honour.
+    """
+    if engine is not None:
+        request = engine.configure(puzzle, request)
+    start = time.perf_counter()
+    cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy, method=request.redundancy_method)
+    timings = {"encode": time.perf_counter() - start}
+    start = time.perf_counter()
+    options_before = cover.n_options
+    cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
+    if counters:
+        timings["filter"] = time.perf_counter() - start
+    settings = request.settings
+    if request.redundancy_first:
+        settings = replace(settings, first_item=first_item(cover))
+    if engine is not None:
+        engine.check(settings)
+        settings = engine.resolve(cover, settings, Filtered(options_before, counters))
+    return Prepared(puzzle, cover, settings, request, counters, timings)
