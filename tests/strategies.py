@@ -7,9 +7,15 @@ from hypothesis import strategies as st
 
 
 @st.composite
-def tiled_puzzles(draw):
-    """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction."""
-    X, Y, Z = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
+def tiled_puzzles(draw, small: bool = False):
+    """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction.
+
+    ``small`` keeps the box within 12 cells, for the brute-force oracle.
+    """
+    if small:
+        X, Y, Z = draw(st.integers(2, 4)), draw(st.integers(2, 3)), 1
+    else:
+        X, Y, Z = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
     cells = [(x, y, z) for x in range(X) for y in range(Y) for z in range(Z)]
     holes = set(draw(st.lists(st.sampled_from(cells), max_size=3)))
     free = [c for c in cells if c not in holes]

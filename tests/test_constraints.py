@@ -25,7 +25,8 @@ from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
 from bench.models.regions import subset_sums
 from bench.native import constraints as cn
-from bench.native.dlx import DlxEngine, Search
+from bench.native.dlx import DlxEngine
+from bench.native.search import Search
 from bench.native.fila import FilaEngine
 from conftest import DATA, DEFS
 from strategies import tiled_puzzles
@@ -113,19 +114,18 @@ def test_hexomino_rectangles_are_refused_by_parity_without_search(capsys):
 def _root_pass(cover, which):
     """One in-search filter pass on the root state of a DLX search over ``cover``."""
     s = Search(cover, Settings(**{which: 1}), Limits())
-    (cfg, opt_par, opt_pstep, par_ok, shape_size, nb_ptr, nb, _, par_d, par_s,
-     region, vol, stack, counts_, reach, mark, rmark, dec, tstamp, ostamp, tlist, out) = s.cons_args
+    c = s.cons_args
     if which == "volume_filter":
         n = cn.volume_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr,
-                                  s.opt_items, nb_ptr, nb, shape_size, region, vol, stack, counts_, reach, mark,
-                                  rmark, out)
+                                  s.opt_items, c.nb_ptr, c.nb, c.shape_size, c.region, c.vol, c.stack, c.counts,
+                                  c.reach, c.mark, c.rmark, c.out)
     elif which == "parity_filter":
-        n = cn.parity_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, opt_par,
-                                  opt_pstep, par_ok, cfg[cn.C_PAR_OFFSET], par_d[0], par_s[0], out)
+        n = cn.parity_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, c.opt_par,
+                                  c.opt_pstep, c.par_ok, c.cfg[cn.C_PAR_OFFSET], c.par_d[0], c.par_s[0], c.out)
     else:
         n = cn.fit_filter_pass(s.count, s.lo, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr, s.opt_items,
-                               dec, tstamp, ostamp, tlist, cfg, out)
-    return set(out[:n].tolist())
+                               c.dec, c.tstamp, c.ostamp, c.tlist, c.cfg, c.out)
+    return set(c.out[:n].tolist())
 
 
 @pytest.mark.parametrize("path, redundancy", [(DEFS / "pentominoes_10x6.txt", None), (DEFS / "pentominoes_10x6.txt", True),

@@ -7,7 +7,8 @@ import pytest
 import bench
 from bench import Cover, UsageError
 from bench.engines import Limits, Settings, Status
-from bench.native.dlx import DlxEngine, max_depth
+from bench.native.dlx import DlxEngine
+from bench.native.search import max_depth
 from bench.native.heuristics import parse_order, schedule
 from conftest import DEFS
 

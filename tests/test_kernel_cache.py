@@ -36,7 +36,7 @@ def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
 
 def test_package_kernels_are_cached_under_the_package_digest():
     sources = {p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.kernel_sources()}
-    assert {"native/bitfield.py", "native/dlx.py", "native/fila.py", "models/symmetry.py"} <= sources
+    assert {"native/bitfield.py", "native/sparse_sets.py", "native/fila.py", "models/symmetry.py"} <= sources
     for dispatcher in (fila.fila_search, symmetry.classify_cover, bitfield.gather_rows):
         locator = dispatcher._cache._impl.locator
         assert isinstance(locator, kernel_cache._PackageStamp)

@@ -13,7 +13,7 @@ import bench
 from bench import Cover
 from bench.engines import Settings, get_engine
 from bench.native import fila
-from bench.native.dlx import piece_count
+from bench.native.search import piece_count
 from bench.parallel.split import SubProblem, merge_stats, split
 from conftest import DEFS
 

@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
-from dataclasses import replace
 from pathlib import Path
 
 from bench.cli.facts import format_facts, puzzle_facts

@@ -1,6 +1,6 @@
 """Algorithm X over option bitsets: the DLX engine's kernel for plain searches.
 
-The sparse-set kernel of :mod:`bench.native.dlx` takes each option a
+The sparse-set kernel of :mod:`bench.native.sparse_sets` takes each option a
 placement rules out out of every other item's set, one node at a time (on
 10x6 pentominoes, about 435 such updates per node).  Here the options still
 in play are one bitset per level, and each item has the bitset of the
@@ -35,8 +35,9 @@ from numba import njit
 from bench.native.bitfield import _clz, _ctz, _popcount
 from bench.engines.protocol import Settings
 from bench.engines.variants import constraint_variant
-from bench.native.dlx import (BACKUP, DONE, FORWARD, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE, S_UPDATES, TRY,
-                              Search, record_cover)
+from bench.native.codes import (BACKUP, DONE, FORWARD, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE, S_UPDATES, TRY,
+                                record_cover)
+from bench.native.search import Search
 from bench.native.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 
 
@@ -48,7 +49,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                   cell_inv, opt_map, opt_gmask, grid, classify,
                   sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal,
                   n_base, force_opt, force_ex_ptr, force_ex):
-    """Run the search from the saved state for at most ``node_budget`` nodes (codes of :mod:`bench.native.dlx`).
+    """Run the search from the saved state for at most ``node_budget`` nodes (codes of :mod:`bench.native.codes`).
 
     ``live[L]`` holds the options in play at the node of level L, ``base[L]``
     those left once its branching item took its share (closed, or the
@@ -327,10 +328,10 @@ def suits(settings: Settings) -> bool:
 
 
 class BitsetSearch(Search):
-    """A :class:`~bench.native.dlx.Search` run by :func:`bitset_search`, for settings that :func:`suits`.
+    """A :class:`~bench.native.search.Search` run by :func:`bitset_search`, for settings that :func:`suits`.
 
     No hand-off and no sampling: FILA's pipeline and the splitter drive the
-    sparse-set :class:`~bench.native.dlx.Search`.
+    sparse-set :class:`~bench.native.search.Search`.
     """
 
     def __init__(self, *args, **kwargs):
@@ -370,4 +371,5 @@ class BitsetSearch(Search):
             self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
             self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-            self.limits.max_solutions or 0, budget, self.settings.goal, *self.path_args[:4])
+            self.limits.max_solutions or 0, budget, self.settings.goal,
+            self.path_args.base, self.path_args.force_opt, self.path_args.force_ex_ptr, self.path_args.force_ex)

@@ -27,6 +27,7 @@ constraints pays one untaken branch per node.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -271,6 +272,13 @@ def fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt
 # -- what a search carries ---------------------------------------------------------------------
 
 
+ConstraintArgs = namedtuple("ConstraintArgs", [
+    "cfg", "opt_par", "opt_pstep", "par_ok", "shape_size", "nb_ptr", "nb", "counters", "par_d", "par_s",
+    # scratch space of the volume and fit passes
+    "region", "vol", "stack", "counts", "reach", "mark", "rmark", "dec", "tstamp", "ostamp", "tlist", "out"])
+"""The constraint arrays as the DLX kernel takes them, by name."""
+
+
 @dataclass
 class Constraints:
     """The arrays the kernels need for the triggers and filters of one search.
@@ -291,10 +299,10 @@ class Constraints:
     par_s: np.ndarray
     scratch: tuple
 
-    def args(self) -> tuple:
-        """The tuple the DLX kernel takes (see :func:`bench.native.dlx.dlx_search`)."""
-        return (self.cfg, self.opt_par, self.opt_pstep, self.par_ok, self.shape_size, self.nb_ptr, self.nb,
-                self.counters, self.par_d, self.par_s) + self.scratch
+    def args(self) -> "ConstraintArgs":
+        """The bundle the DLX kernel takes (see :func:`bench.native.sparse_sets.dlx_search`)."""
+        return ConstraintArgs(self.cfg, self.opt_par, self.opt_pstep, self.par_ok, self.shape_size, self.nb_ptr,
+                              self.nb, self.counters, self.par_d, self.par_s, *self.scratch)
 
     def stats(self) -> dict:
         """Totals and per-level lists of what the triggers and filters did."""

@@ -40,6 +40,7 @@ through :func:`~bench.models.symmetry.classify_cover`.
 from __future__ import annotations
 
 import time
+from collections import namedtuple
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -55,9 +56,9 @@ from bench.native import dlx
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
 from bench.native.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, gather_rows, hits, holes,
                                    is_empty, load, lowest, merge, store, test, with_bit)
-from bench.native.dlx import (DONE, PAUSED, S_COVERS, S_NODES, S_TOTAL, S_UNIQUE,
-                              Search, piece_count, record_cover)
-from bench.native.heuristics import schedule
+from bench.native.codes import DONE, PAUSED, S_COVERS, S_LEVEL, S_NODES, S_TOTAL, S_UNIQUE, record_cover
+from bench.native.heuristics import compile_order, schedule
+from bench.native.search import Search, piece_count
 
 # selection kinds per number of remaining pieces
 FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
@@ -65,9 +66,19 @@ FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
 FORWARD, NEXT_SHAPE, SCAN, BACKUP = 0, 1, 2, 3
 # slots of the FILA state array
 F_LEVEL, F_PHASE, F_AVAIL = range(3)
+# columns of the level stack: the list cursor and its end in the fit buffer, the shapes still to try, the shape
+# being tried, the buffer half in use, and the entry placed at the level
+L_CURSOR, L_END, L_TODO, L_SHAPE, L_BASE, L_ENTRY = range(6)
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
+
+
+TriggerArgs = namedtuple("TriggerArgs", [
+    "cfg", "par_ok", "img_par", "img_pstep", "fpar", "counters", "nb_ptr", "nb", "size",
+    # scratch space of the volume trigger
+    "region", "vol", "mark", "stack", "reach"])
+"""The parity and volume triggers' arrays for one hand-off, as the FILA kernel takes them, by name."""
 
 
 # -- the kernel ----------------------------------------------------------------------------
@@ -83,7 +94,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     """Run FILA from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE, PAUSED, FULL_STOP or BUFFER_FULL (codes of
-    :mod:`bench.native.dlx`); calling again resumes where it stopped.  Counts
+    :mod:`bench.native.codes`); calling again resumes where it stopped.  Counts
     go to the DLX search's ``state``, ``attempts`` and ``fits``, so limits
     and statistics cover the whole pipeline.  ``lay`` and ``occ_stack`` are
     ``uint64[:]`` for one-word bitfields and ``uint64[:, 2]`` for two.
@@ -102,12 +113,13 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     length in ``fcount`` and ``flen``.  The other heuristics fill the first
     half with one shape's list when they try that shape.
 
-    ``fcons`` carries the parity and volume triggers
+    ``fcons`` (:data:`TriggerArgs`) carries the parity and volume triggers
     (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
     they act below the hand-off node, which DLX has checked.
     """
-    (ccfg, par_ok, img_par, img_pstep, fpar, counters, lnb_ptr, lnb, lsize, lregion, lvol, lmark, lstack,
-     lreach) = fcons
+    ccfg, par_ok, img_par, img_pstep, fpar = fcons.cfg, fcons.par_ok, fcons.img_par, fcons.img_pstep, fcons.fpar
+    counters, lnb_ptr, lnb, lsize = fcons.counters, fcons.nb_ptr, fcons.nb, fcons.size
+    lregion, lvol, lmark, lstack, lreach = fcons.region, fcons.vol, fcons.mark, fcons.stack, fcons.reach
     pb_min = np.uint64(ccfg[C_PARITY_BT])
     vb_min = np.uint64(ccfg[C_VOLUME_BT])
     poff = ccfg[C_PAR_OFFSET]
@@ -146,7 +158,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
         # the parity and volume triggers, counted where they fire
         if pb_min > zero and p >= pb_min:
             # the parent was checked before its children, so its state is at hand
-            i = entry_img[stk[lv - one, 5]]
+            i = entry_img[stk[lv - one, L_ENTRY]]
             d = fpar[lv - one, 0] - img_par[i]
             ps = fpar[lv - one, 1] - img_pstep[i]
             fpar[lv, 0] = d
@@ -244,7 +256,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                     for t in range(n_prefix):
                         chosen[t] = prefix[t]
                     for t in range(depth):
-                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, 5]]]
+                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
                     status = record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items,
                                           n_cells, cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight,
                                           max_solutions, stream)
@@ -306,11 +318,11 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                 break
             level -= one
             p += one
-            k = stk[level, 0]
-            kend = stk[level, 1]
-            todo = stk[level, 2]
-            sh = stk[level, 3]
-            base = stk[level, 4]
+            k = stk[level, L_CURSOR]
+            kend = stk[level, L_END]
+            todo = stk[level, L_TODO]
+            sh = stk[level, L_SHAPE]
+            base = stk[level, L_BASE]
             occ = load(occ_stack, level)
             kd = kind[p]
             buffered = kd == ESTIMATE or kd == SIZE
@@ -319,12 +331,12 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
         if k < kend:
             k += one
             fits[p] += 1
-            stk[level, 0] = k
-            stk[level, 1] = kend
-            stk[level, 2] = todo
-            stk[level, 3] = sh
-            stk[level, 4] = base
-            stk[level, 5] = e
+            stk[level, L_CURSOR] = k
+            stk[level, L_END] = kend
+            stk[level, L_TODO] = todo
+            stk[level, L_SHAPE] = sh
+            stk[level, L_BASE] = base
+            stk[level, L_ENTRY] = e
             occ = merge(lay, e, occ)
             level += one
             p -= one
@@ -515,8 +527,14 @@ def neighbour_directions(nb_ptr, nb, n_words):
     return right, left, masks[:n_dirs].copy()
 
 
+Handoff = namedtuple("Handoff", [
+    "n_open", "n_local", "n_words", "options", "left", "slack", "lp", "lay", "entry_img", "nonempty", "ls_base",
+    "vmask", "nbr", "right", "shift_left", "masks", "full", "order_cells", "nb_ptr", "nb"])
+"""What :func:`build_handoff` returns, by name."""
+
+
 @njit(cache=True)
-def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
+def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
             rank_g, ordered, nof, box_of, n_box):
     """Everything FILA needs for the branch a DLX state describes, in one compiled pass.
 
@@ -528,7 +546,7 @@ def prepare(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, op
     the first open cell.  Shapes with pieces left become shapes
     ``0 .. n_shapes - 1`` with their piece counts (``left``) and how many
     may stay unused (``slack``); the options still in play become the
-    images.  Returns a tuple: ``n_open, n_local, n_words, options, left,
+    images.  Returns the fields of :data:`Handoff`: ``n_open, n_local, n_words, options, left,
     slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, right,
     shift_left, masks, full, order_cells, nb_ptr, nb`` (see :func:`build_lists` and
     :func:`neighbour_directions`; ``nb_ptr, nb`` are the open neighbours of
@@ -637,7 +655,7 @@ class Plan:
 @CoverMemo
 def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
     """Selection kinds and list families from the schedule ``order`` (read-only: remembered per matrix)."""
-    compiled = dlx.compile_order(order, cover, n_pieces)
+    compiled = compile_order(order, cover, n_pieces)
     active = schedule(order, n_pieces)
     kind = np.zeros(n_pieces + 2, dtype=np.int32)
     fam = np.zeros(n_pieces + 2, dtype=np.int32)
@@ -672,19 +690,24 @@ class FilaRun:
         start = time.perf_counter()
         cover = search.cover
         self.search = search
-        level = int(search.state[dlx.S_LEVEL])
+        level = int(search.state[S_LEVEL])
         self.p0 = search.n_pieces - level
         # only the list families used from here on
         used = np.unique(plan.fam[1 : self.p0 + 1])
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
-        (n_open, n_local, n_words, self.img_opt, self.left, self.slack, self.lp, lay, self.entry_img, self.nonempty,
-         self.ls_base, vmask, nbr, self.dright, self.dleft, dmask, full, self.order_cells, nb_ptr, nb) = prepare(
+        h = Handoff._make(build_handoff(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
-            plan.ordered[used], plan.nof, plan.box_of, plan.n_box)
-        self.lay, self.nbr, self.full, self.vmask = _words(lay), _words(nbr), _words(full), _words(vmask)
-        self.dmask = _words(dmask)
+            plan.ordered[used], plan.nof, plan.box_of, plan.n_box))
+        n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
+        self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
+        self.nonempty, self.ls_base, self.order_cells = h.nonempty, h.ls_base, h.order_cells
+        self.dright, self.dleft = h.right, h.shift_left
+        self.lay, self.nbr, self.full, self.vmask = _words(h.lay), _words(h.nbr), _words(h.full), _words(h.vmask)
+        self.dmask = _words(h.masks)
+        nb_ptr, nb = h.nb_ptr, h.nb
+        full = h.full
         self.n_shapes = len(self.left)
         self.spare = bool(np.any(self.slack > 0))
         self.kind = plan.kind
@@ -722,7 +745,7 @@ class FilaRun:
         return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
-    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> tuple:
+    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> TriggerArgs:
         """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry."""
         cons = search.constraints
         cells = n_local if cons.cfg[C_VOLUME_BT] else 0
@@ -735,10 +758,10 @@ class FilaRun:
             img_par = img_pstep = np.zeros(0, dtype=np.int64)
         n_cells = search.cover.n_cells
         open_shapes = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
-        return (cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
-                cons.shape_size[open_shapes], np.zeros(cells, dtype=np.int32), np.zeros(cells + 1, dtype=np.int32),
-                np.zeros(cells, dtype=np.int64),
-                np.zeros(max(cells, 1), dtype=np.int32), np.zeros(cells + 1, dtype=np.uint8))
+        return TriggerArgs(cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
+                           cons.shape_size[open_shapes], np.zeros(cells, dtype=np.int32),
+                           np.zeros(cells + 1, dtype=np.int32), np.zeros(cells, dtype=np.int64),
+                           np.zeros(max(cells, 1), dtype=np.int32), np.zeros(cells + 1, dtype=np.uint8))
 
     def slice(self, budget: int) -> int:
         """Run FILA for at most ``budget`` nodes; DONE once the branch is exhausted."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bench.engines.protocol import Limits, Settings
-from bench.native import dlx
+from bench.native.search import Search
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def estimate_tree(cover, settings: Settings = Settings(), trials: int = 1000, se
     if trials < 1:
         raise ValueError("trials must be >= 1")
     run = replace(settings, goal=goal, trace=0, prefix=prefix, fila=None, nof=None)
-    search = dlx.Search(cover, run, Limits(), on_solutions=_ignore, batch=dlx.Search.BATCH)
+    search = Search(cover, run, Limits(), on_solutions=_ignore, batch=Search.BATCH)
     rows = search.sample(trials, seed)
     rng = np.random.default_rng(seed)
     boot = rows[rng.integers(0, trials, size=(200, trials)), 0].mean(axis=1)
@@ -72,7 +72,7 @@ def estimate_tree(cover, settings: Settings = Settings(), trials: int = 1000, se
 def estimate_nodes(cover, settings: Settings, prefixes: list, trials: int, seed: int = 1) -> list[float]:
     """Estimated nodes below each prefix (complete searches), from one search object reused for all of them."""
     run = replace(settings, goal=0, trace=0, prefix=(), fila=None, nof=None)
-    search = dlx.Search(cover, run, Limits(), on_solutions=_ignore, batch=dlx.Search.BATCH)
+    search = Search(cover, run, Limits(), on_solutions=_ignore, batch=Search.BATCH)
     sizes = []
     for prefix in prefixes:
         search.set_prefix(prefix)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
-from bench.native import dlx
+from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
 from bench.parallel import executors
 from bench.parallel.journal import Journal
@@ -110,7 +110,7 @@ def run_key(cover, engine, settings: Settings, depth: int | None) -> str:
 
 def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tuple[list[SubProblem], dict, int]:
     """Sub-problems (at least ``parts`` when the tree allows), the splitter's counters and the split depth."""
-    n_pieces = dlx.piece_count(cover)
+    n_pieces = piece_count(cover)
     deepest = max(n_pieces - 1, 1)
     d = depth or 1
     top = split(cover, settings, d)
@@ -129,7 +129,7 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
     out: list[SubProblem] = []
     weights: dict[str, float] = {}
     parts = [stats]
-    n_pieces = dlx.piece_count(cover)
+    n_pieces = piece_count(cover)
     for sub, size in zip(subs, sizes):
         if size > limit and workers > 1 and len(sub.prefix) < n_pieces - 1:
             deeper = split(cover, settings, 1, parent=sub)

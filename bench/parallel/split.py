@@ -31,7 +31,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bench.engines.protocol import Limits, Settings
-from bench.native import dlx
+from bench.native import codes
+from bench.native.search import Search, piece_count
 
 
 @dataclass(frozen=True)
@@ -74,21 +75,21 @@ def split(cover, settings: Settings, depth: int, parent: SubProblem | None = Non
     becomes a sub-problem of its own, a dead end none.
     """
     base = len(parent.prefix) if parent else 0
-    n_pieces = dlx.piece_count(cover)
+    n_pieces = piece_count(cover)
     goal = n_pieces - base - depth
     if depth < 1 or goal < 1:
         raise ValueError(f"cannot split {depth} levels below depth {base} of {n_pieces} pieces")
     run = replace(settings, goal=goal, trace=0, prefix=parent.prefix if parent else ())
-    search = dlx.Search(cover, run, Limits(), on_solutions=_ignore, batch=1)
+    search = Search(cover, run, Limits(), on_solutions=_ignore, batch=1)
     found: list[SubProblem] = []
     stem = parent.ident + "." if parent else ""
     while True:
         code = search._slice(1 << 22)
-        if code == dlx.BUFFER_FULL:
+        if code == codes.BUFFER_FULL:
             # the kernel stopped at the partial assembly it just recorded: read its path now
             found.append(SubProblem(f"{stem}{len(found)}", _path(search, run.prefix)))
-            search.state[dlx.S_STORED] = 0
-        elif code == dlx.DONE:
+            search.state[codes.S_STORED] = 0
+        elif code == codes.DONE:
             break
     return Split(found, search.stats())
 
@@ -99,7 +100,7 @@ def _ignore(batch, weights) -> None:
 
 def _path(search, prefix: tuple) -> tuple:
     """Options and exclusions of the levels the search is at (the kernel is stopped at a leaf)."""
-    level = int(search.state[dlx.S_LEVEL])
+    level = int(search.state[codes.S_LEVEL])
     path = list(prefix)
     for lv in range(len(prefix), level):
         excluded: tuple = ()

@@ -1,0 +1,238 @@
+"""One DLX search over a cover: the arrays, the kernel slices, limits and statistics.
+
+:class:`Search` drives the sparse-set kernel (:mod:`bench.native.sparse_sets`);
+:class:`~bench.native.bitset.BitsetSearch` the bitset one.  The engine
+(:mod:`bench.native.dlx`) turns a search into a :class:`~bench.engines.Result`;
+FILA's pipeline, the splitter and the estimator drive searches directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import namedtuple
+
+import numpy as np
+
+from bench.engines.protocol import Limits, Settings, Status
+from bench.native.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_DEAD, S_LEVEL,
+                                S_NODES, S_PHASE, S_STORED, S_TRACE_KIND, S_UPDATES, TRACE)
+from bench.native.constraints import build_constraints
+from bench.native.heuristics import compile_order
+from bench.native.sparse_sets import branching_list, build_sets, dlx_search, seed_random
+
+PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_ex", "sample", "sprod", "est"])
+"""Where the DLX kernel's search starts and how it walks: the first ``base`` levels replay a sub-problem's
+prefix (``force_opt``, ``force_ex_ptr``, ``force_ex``); with ``sample`` set each node takes one random branch,
+``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.native.sparse_sets.dlx_search`)."""
+
+def max_depth(cover) -> int:
+    """An upper bound on the number of options in a cover (the search's stacks are sized by it).
+
+    A cover covers item i at most ``hi[i]`` times and each option covers
+    at least one item, so the options number at most the sum of the bounds;
+    when every option has an item that must be covered exactly
+    (``lo == hi > 0``, a cell or a piece), those items alone bound them.
+    """
+    if not cover.n_options:
+        return 0
+    exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
+    every_option_exact = np.logical_or.reduceat(exact[cover.opt_items], cover.opt_ptr[:-1]).all()
+    bound = cover.item_hi[exact].sum() if every_option_exact else cover.item_hi.sum()
+    return int(min(cover.n_options, bound))
+
+
+def piece_count(cover) -> int:
+    """Pieces to place: the total multiplicity of the shape items (the depth bound otherwise)."""
+    if cover.puzzle is not None:
+        return int(cover.item_hi[cover.n_cells:].sum())
+    return max_depth(cover)
+
+
+
+class Search:
+    """One DLX search over a cover: arrays, kernel slices, statistics.
+
+    The engine wrapper validates input and turns this into a :class:`Result`;
+    FILA's pipeline and the splitter drive it directly.
+    """
+
+    BATCH = 4096
+
+    def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
+                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0,
+                 batch: int | None = None):
+        self.cover = cover
+        # ``handoff(search)`` returns a sub-search (``.slice(budget) -> code``) for the branch at hand
+        self.handoff = handoff
+        self.handoff_at = handoff_at if handoff is not None else 0
+        self.handoff_cells = handoff_cells
+        self.handoff_shapes = handoff_shapes
+        self.sub = None
+        self.settings = settings
+        self.limits = limits
+        self.on_solutions = on_solutions
+        self.on_trace = on_trace
+        self.n_pieces = piece_count(cover)
+        depth = max(max_depth(cover), 1)
+        self.order = compile_order(settings.order, cover, self.n_pieces)
+        self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(cover)
+        self.llink, self.rlink = branching_list(cover)
+        self.count = np.zeros(cover.n_items, dtype=np.int32)
+        self.lo = np.ascontiguousarray(cover.item_lo, dtype=np.int32)
+        self.hi = np.ascontiguousarray(cover.item_hi, dtype=np.int32)
+        self.opt_ptr = cover.opt_ptr.astype(np.uint32)
+        self.opt_items = cover.opt_items.astype(np.uint32)
+        self.snap = np.zeros((2 * (depth + 1), cover.n_items), dtype=np.int32)
+        self.branch = np.zeros(depth + 1, dtype=np.uint32)
+        self.mode = np.zeros(depth + 1, dtype=np.int32)
+        self.cur = np.zeros(depth + 1, dtype=np.uint32)
+        self.end = np.zeros(depth + 1, dtype=np.uint32)
+        self.node = np.zeros(depth + 1, dtype=np.uint32)
+        self.chosen = np.zeros(depth + 1, dtype=np.int32)
+        self.state = np.zeros(N_STATE, dtype=np.int64)
+        self.attempts = np.zeros(self.n_pieces + 1, dtype=np.int64)
+        self.fits = np.zeros(self.n_pieces + 1, dtype=np.int64)
+        self.updates_by = np.zeros(self.n_pieces + 1, dtype=np.int64)
+        self.grid = np.zeros(max(cover.n_cells, 1), dtype=np.int32)
+        self.stream = on_solutions is not None
+        self.keep = limits.keep_solutions
+        # with a trace, every solution is handed out at once so output stays in search order
+        capacity = (batch or (1 if settings.trace else self.BATCH)) if self.stream else self.keep
+        self.sol_buf = np.zeros((capacity, depth + 1), dtype=np.int32)
+        self.sol_len = np.zeros(capacity, dtype=np.int32)
+        self.sol_weight = np.zeros(capacity, dtype=np.int64)
+        self.kept: list[np.ndarray] = []
+        self.classify = settings.goal == 0
+        self.first_item = -1 if settings.first_item is None else int(settings.first_item)
+        self.constraints = build_constraints(cover, settings, self.n_pieces, depth)
+        self.cons_args = self.constraints.args()
+        self.sprod = np.ones(depth + 2, dtype=np.float64)
+        self.est = np.zeros(3, dtype=np.float64)
+        self.set_prefix(settings.prefix)
+
+    def set_prefix(self, prefix: tuple) -> None:
+        """Replay ``prefix`` (see :attr:`Settings.prefix`) from now on; only between searches (at the root)."""
+        self.base = len(prefix)
+        force_opt = np.array([o for o, _ in prefix] + [0], dtype=np.int32)
+        force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
+        force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in prefix], dtype=np.int32)
+        force_ex = np.array([e for _, ex in prefix for e in ex] + [0], dtype=np.int32)
+        self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, False, self.sprod, self.est)
+
+    def run(self) -> Status:
+        """Search until done or a limit stops it."""
+        limits = self.limits
+        budget = 1 << 14
+        start = time.perf_counter()
+        status = Status.SOLVED
+        try:
+            while True:
+                if limits.node_limit is not None:
+                    left = limits.node_limit - int(self.state[S_NODES])
+                    if left <= 0:
+                        status = Status.LIMIT
+                        break
+                    budget = min(budget, left)
+                t0 = time.perf_counter()
+                code = self._slice(budget)
+                elapsed = time.perf_counter() - t0
+                if code == BUFFER_FULL:
+                    self._drain()
+                if code == DONE:
+                    break
+                if code == FULL_STOP:
+                    status = Status.LIMIT
+                    break
+                if code == TRACE and self.on_trace is not None:
+                    kind = "place" if self.state[S_TRACE_KIND] == 1 else "remove"
+                    level = int(self.state[S_LEVEL])
+                    self.on_trace(kind, self.chosen[:level].copy())
+                if code == PAUSED:
+                    # aim for slices of about 20 ms so limits and Ctrl-C are honoured promptly
+                    budget = int(min(max(budget * (0.02 / max(elapsed, 1e-6)), 1 << 10), 1 << 26))
+                if limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
+                    status = Status.TIMEOUT
+                    break
+        except KeyboardInterrupt:
+            status = Status.INTERRUPTED
+        self.solve_seconds = time.perf_counter() - start
+        # after Ctrl-C the covers found are kept but no longer handed to the sink
+        self._drain(notify=status != Status.INTERRUPTED)
+        return status
+
+    def _slice(self, budget: int) -> int:
+        """Run the search for at most ``budget`` nodes: the sub-search at hand, else DLX."""
+        if self.sub is not None:
+            code = self.sub.slice(budget)
+            if code != DONE:
+                return code
+            self.sub = None
+            return PAUSED
+        sym = self.cover.symmetry
+        code = dlx_search(
+            self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
+            self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
+            self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
+            self.state, self.attempts, self.fits, self.updates_by,
+            self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
+            sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
+            self.sol_buf, self.sol_len, self.sol_weight, self.stream,
+            self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace,
+            self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
+        if code == HANDOFF:
+            self.sub = self.handoff(self)
+            return PAUSED
+        return code
+
+    def _drain(self, notify: bool = True) -> None:
+        """Hand the buffered covers to the sink and keep the first ``keep_solutions``."""
+        stored = int(self.state[S_STORED])
+        if stored == 0:
+            return
+        batch = [self.sol_buf[k, : self.sol_len[k]].copy() for k in range(stored)]
+        self.state[S_STORED] = 0
+        if len(self.kept) < self.keep:
+            self.kept.extend(batch[: self.keep - len(self.kept)])
+        if notify and self.on_solutions is not None:
+            self.on_solutions(batch, self.sol_weight[:stored].tolist())
+
+    def sample(self, trials: int, seed: int) -> np.ndarray:
+        """``trials`` random paths (Knuth's estimator); one row per path: nodes, attempts, complete covers.
+
+        Each row is an unbiased estimate of the search below the prefix down to
+        the goal (pieces left), for this search's heuristics and constraints.
+        """
+        seed_random(seed)
+        self.path_args = self.path_args._replace(sample=True)
+        rows = np.zeros((trials, 3), dtype=np.float64)
+        try:
+            for t in range(trials):
+                self.est[:] = 0.0
+                self.state[S_LEVEL] = 0
+                self.state[S_PHASE] = FORWARD
+                while self._slice(1 << 40) != DONE:
+                    self.state[S_STORED] = 0
+                rows[t] = self.est
+        finally:
+            self.path_args = self.path_args._replace(sample=False)
+        return rows
+
+    def stats(self) -> dict:
+        """Machine-independent counters, per number of remaining pieces where it applies.
+
+        A sub-problem's counters cover only the levels below its prefix: the
+        splitter counted the ones above, so that the parts add up.
+        """
+        if self.base:
+            self.constraints.counters[:, self.n_pieces - self.base + 1:] = 0
+        return {
+            "nodes": int(self.state[S_NODES]),
+            "updates": int(self.state[S_UPDATES]),
+            "dead_ends": int(self.state[S_DEAD]),
+            "attempts": int(self.attempts.sum()),
+            "fits": int(self.fits.sum()),
+            "attempts_by_remaining": self.attempts.tolist(),
+            "fits_by_remaining": self.fits.tolist(),
+            "updates_by_remaining": self.updates_by.tolist(),
+            **self.constraints.stats(),
+        }
