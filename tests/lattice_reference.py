@@ -190,6 +190,9 @@ class Lattice:
     def adjacent(self, a, b):
         return abs(math.dist(self.embed(a), self.embed(b)) - self.neighbour_distance) < EPS
 
+    def is_cell(self, cell):
+        return True
+
 
 class HexLattice(Lattice):
     name = "hex"
@@ -213,6 +216,9 @@ class HexLattice(Lattice):
     def is_translation(self, d):
         return d[2] == 0
 
+    def is_cell(self, cell):
+        return cell[2] == 0
+
     def box(self, dims):
         x, y, z = dims
         if z != 1:
@@ -234,6 +240,9 @@ class HexPrismLattice(HexLattice):
         return []
 
     def is_translation(self, d):
+        return True
+
+    def is_cell(self, cell):
         return True
 
     def box(self, dims):
@@ -270,6 +279,9 @@ class TriangleLattice(Lattice):
     def is_translation(self, d):
         return d[2] == 0
 
+    def is_cell(self, cell):
+        return cell[2] in (0, 1)
+
     def box(self, dims):
         x, y, z = dims
         if z != 1:
@@ -301,6 +313,9 @@ class FccLattice(Lattice):
 
     def is_translation(self, d):
         return sum(d) % 2 == 0
+
+    def is_cell(self, cell):
+        return sum(cell) % 2 == 0
 
     def box(self, dims):
         x, y, z = dims
@@ -461,9 +476,11 @@ def build(path):
     blocked = set()
     mobile = []
     for name, cells, stationary in spec["pieces"]:
-        if any(c not in box for c in cells):
-            raise ValueError(f"{path}: piece {name} has a cell outside the box or off the lattice")
+        if any(not lattice.is_cell(c) for c in cells):
+            raise ValueError(f"{path}: piece {name} has a cell that is not a cell of the {lattice.name} lattice")
         if stationary:
+            if any(c not in box for c in cells):
+                raise ValueError(f"{path}: stationary piece {name} has a cell outside the box")
             if blocked & set(cells):
                 raise ValueError(f"{path}: stationary piece {name} overlaps another")
             blocked |= set(cells)
