@@ -392,6 +392,10 @@ def exact_covers(cells, rows, capacity):
     fewest candidate rows, and a row is a set of cells, so a tiling is found
     exactly once however many identical pieces it uses.
     """
+    # A column per cell (to be covered exactly once) and a column per shape
+    # holding its placements still possible.  Placing a copy of a shape with
+    # copies left only drops that row from the shape's column; placing the
+    # last copy covers the column, which removes every other placement of it.
     columns = {c: set() for c in cells}
     for s in capacity:
         columns[("shape", s)] = set()
