@@ -93,7 +93,9 @@ def orbit_counts(puzzle, solutions: list[list[int]], cover) -> tuple[int, int]:
     by the translation that takes the lexicographically smallest moved open
     cell to the smallest open cell, and orbits are formed with a dictionary.
     Raises AssertionError if a group element does not map the open region
-    onto itself or maps a solution to something that is not a solution.
+    onto itself or maps a solution to something that is not a solution, or
+    if an orbit's size times its stabilizer's order is not the group's order
+    (so a set of motions that is not a group cannot go unnoticed).
     """
     lattice = puzzle.lattice
     images = puzzle.images
@@ -115,6 +117,7 @@ def orbit_counts(puzzle, solutions: list[list[int]], cover) -> tuple[int, int]:
         if sol in orbits:
             continue
         orbit = set()
+        stabilizer = 0
         for g, m in enumerate(puzzle.group.motions):
             moved_region = sorted(map(tuple, lattice.apply(int(m), np.array(region)).tolist()))
             shift = np.array(region[0]) - np.array(moved_region[0])
@@ -126,6 +129,8 @@ def orbit_counts(puzzle, solutions: list[list[int]], cover) -> tuple[int, int]:
             image = frozenset(moved)
             assert image in known, "a symmetry maps a solution to a non-solution"
             orbit.add(image)
+            stabilizer += image == sol
+        assert len(orbit) * stabilizer == puzzle.group.order, "orbit size times stabilizer order is not the group order"
         for member in orbit:
             orbits[member] = next_orbit
         next_orbit += 1

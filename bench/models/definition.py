@@ -2,7 +2,7 @@
 
 A file holds one or more puzzles, each a ``D`` directive::
 
-    D:xDim=10:yDim=6:zDim=1[:oneSide[=1]]
+    D:xDim=10:yDim=6:zDim=1[:oneSide[=1]][:lattice=NAME]
     C:name=V:[type=M|S:]layout=0 0 0, 1 0 0, 2 0 0, 2 1 0, 2 2 0
     L[:stationary=S1 S2 ...]
     . Z Z
@@ -17,6 +17,55 @@ space is ignored, the first drawing line has y = yDim - 1, and 3-D slices are
 separated by commas, bottom slice (z = 0) first.  A blank line inside a layout
 is an empty drawing row.  Only stationary pieces are placed where they are
 drawn; mobile pieces may be drawn anywhere.
+
+**Lattices.**  ``lattice=`` names the cells (:mod:`bench.models.lattice`):
+``cubic`` (the default: every file without the key means what it always
+meant), ``hex``, ``triangle``, ``hexprism`` or ``fcc``.  ``hex`` and
+``triangle`` need ``zDim=1``; ``oneSide`` needs a flat puzzle (a flat lattice
+or ``zDim=1``).  ``C`` layouts give cells in the lattice's coordinates, and a
+cell off the lattice is an error.  ``L`` drawings, per lattice (the first line
+is always the top row, y or r = yDim - 1):
+
+``hex``: cells ``q r 0``; the k-th non-blank character of a row is q = k.
+Leading spaces are ignored, so rows may be indented to show the hexagons::
+
+    D:xDim=3:yDim=2:zDim=1:lattice=hex
+    C:name=a:layout=0 0 0, 1 0 0, 0 1 0
+    L
+     . b b
+    . . b
+    ~L
+    ~D
+
+``triangle``: cells ``x y t`` (t = 0 the up triangle of rhombus (x, y), t = 1
+the down one); the k-th character of a row is x = k // 2, t = k % 2, so a row
+reads up, down, up, down::
+
+    D:xDim=2:yDim=1:zDim=1:lattice=triangle
+    L
+    a a b b
+    ~L
+    ~D
+
+``hexprism``: cells ``q r z``; hex rows as above, layers separated by commas
+as cubic slices::
+
+    D:xDim=2:yDim=1:zDim=2:lattice=hexprism
+    L
+    a b, a b
+    ~L
+    ~D
+
+``fcc``: cells ``x y z`` with x + y + z even; layers separated by commas, and
+a row y of layer z shows only the lattice points: the k-th character is
+x = 2k + (y + z) % 2 (odd rows are drawn one space in)::
+
+    D:xDim=3:yDim=2:zDim=2:lattice=fcc
+    L
+     a , b b
+    a a,  b
+    ~L
+    ~D
 
 Every malformed input raises :class:`~bench.errors.DefinitionError` carrying
 the file, the line and what was expected.  This module checks syntax only; the
