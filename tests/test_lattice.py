@@ -13,12 +13,13 @@ from hypothesis import strategies as st
 import bench
 from bench import Cover, DefinitionError, UsageError, parse_text
 from bench.engines import Limits, Status, get_engine
+from bench.expected import expected_for
 from bench.models.filters import cell_neighbours, parity_filter
 from bench.models.lattice import CUBIC, FCC, HEX, HEXPRISM, LATTICES, TRIANGLE, get_lattice
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
 from bench.output import layout_lines, render
-from conftest import available_engines
+from conftest import DATA, available_engines
 from reference import enumerate_covers, orbit_counts
 from strategies import tiled_puzzles
 
@@ -448,49 +449,27 @@ def test_engines_agree_with_the_oracle_on_random_tilings(lattice, data):
     assert compared == len(ENGINES) and {"dlx", "fila"} <= set(ENGINES)
 
 
-def framed(lattice: str, dims, inside, pieces) -> str:
-    """A definition whose open region is ``inside``: every other cell of the box is one stationary frame."""
-    geometry = get_lattice(lattice)
-    inside = {tuple(c) for c in inside}
-    frame = [tuple(c) for c in geometry.box_coords(dims).tolist() if tuple(c) not in inside]
-    lines = [f"D:xDim={dims[0]}:yDim={dims[1]}:zDim={dims[2]}:lattice={lattice}",
-             "C:name=frame:type=S:layout=" + ", ".join(" ".join(map(str, c)) for c in frame)]
-    lines += [f"C:name={name}:layout={cells}" for name, cells in pieces]
-    return "\n".join(lines + ["~D"])
+LATTICE_BOARDS = ["hex_hexagon_side3.txt", "triangle_side4.txt", "hexprism_hexagon_2_layers.txt", "fcc_pyramid_3.txt"]
 
 
-SYMMETRIC_BOARDS = {
-    # a hexagon of side 3: one hexagon and six bars; every solution is fixed by the third turns
-    "hexagon": (hexagon_board(3), 12, 1, 4),
-    # a triangle of side 4: a triangle of side 2, a diamond and two straight pentiamonds
-    "triangle": (framed("triangle", (4, 4, 1), [c for c in TRIANGLE.box_coords((4, 4, 1)).tolist() if sum(c) <= 3],
-                        [("t", "0 0 0, 1 0 0, 0 1 0, 0 0 1"), ("d", "0 0 0, 0 0 1")]
-                        + [(f"m{k}", "0 0 0, 0 0 1, 1 0 0, 1 0 1, 2 0 0") for k in range(2)]), 6, 3, 15),
-    # a pyramid of 14 balls: a triangle of three, one ball and five pairs
-    "pyramid": (framed("fcc", (5, 5, 3), pyramid(3), [("t", "0 0 0, 1 1 0, 2 0 0"), ("s", "0 0 0")]
-                       + [(f"m{k}", "0 0 0, 1 1 0") for k in range(5)]), 4, None, None),
-}
-
-
-@pytest.mark.parametrize("board", sorted(SYMMETRIC_BOARDS))
-def test_engines_count_orbits_on_symmetric_boards(board):
-    text, order, want_unique, want_total = SYMMETRIC_BOARDS[board]
-    puzzle = puzzle_of(text)
-    assert puzzle.group.order == order
+@pytest.mark.parametrize("name", LATTICE_BOARDS)
+def test_engines_count_orbits_on_symmetric_boards(name):
+    [puzzle] = bench.load(DATA / name)
+    expected = expected_for(puzzle)
     unfiltered = Cover.from_puzzle(puzzle)
     solutions = enumerate_covers(unfiltered)
-    unique, total = orbit_counts(puzzle, solutions, unfiltered)
-    assert total == len(solutions) and unique < total
-    if want_unique is not None:
-        assert (unique, total) == (want_unique, want_total)
+    assert orbit_counts(puzzle, solutions, unfiltered) == (expected.unique, expected.total)
+    assert puzzle.group.order == expected.group and expected.unique < expected.total
     compared = 0
     for redundancy, method in itertools.product([None, True], ["orientation", "orbit"]):
         cover = Cover.from_puzzle(puzzle, redundancy=redundancy, method=method)
         covers = len(enumerate_covers(cover))
-        assert (cover.redundancy is not None) == bool(redundancy) and unique <= covers <= total
-        for name in ENGINES:
-            result = get_engine(name).solve(cover)
-            assert (result.covers, result.unique, result.total) == (covers, unique, total), (name, redundancy, method)
+        assert (cover.redundancy is not None) == bool(redundancy)
+        assert expected.unique <= covers <= expected.total
+        for engine in ENGINES:
+            result = get_engine(engine).solve(cover)
+            assert (result.covers, result.unique, result.total) == (covers, expected.unique, expected.total), \
+                (engine, redundancy, method)
             compared += 1
     assert compared == 4 * len(ENGINES)
 
