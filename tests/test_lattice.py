@@ -211,9 +211,10 @@ def test_three_balls_bend_at_60_90_120_or_180_degrees_and_the_120_bend_is_chiral
 
 
 @pytest.mark.slow
-def test_heptacubes_and_heptahexes():
-    assert polyform_counts("cubic", (9, 9, 9), False, 7)[-1] == 1023
-    assert polyform_counts("hex", (9, 9, 1), False, 7)[-1] == 333
+def test_octacubes_octahexes_and_enneiamonds():
+    assert polyform_counts("cubic", (9, 9, 9), False, 8)[-2:] == [1023, 6922]
+    assert polyform_counts("hex", (9, 9, 1), False, 8)[-2:] == [333, 1448]
+    assert polyform_counts("triangle", (9, 9, 1), False, 9)[-2:] == [66, 160]
 
 
 # -- definitions ---------------------------------------------------------------------------------

@@ -65,7 +65,7 @@ import numpy as np
 
 from bench.errors import UsageError
 
-# big enough that every generator's orbit is exercised on cells off the axes
+# the box whose cells every generated motion must keep on the lattice
 _SAMPLE_DIMS = (4, 4, 4)
 
 
@@ -104,10 +104,14 @@ class Lattice:
     """The geometry of one kind of cell.
 
     A lattice is described by a few class attributes; everything else is
-    derived.  Subclasses set ``name``, ``flat``, ``axes`` (coordinate names),
-    ``two_colourable``, ``generators`` (``(matrix, shift)`` pairs generating
-    the whole group) and ``offsets`` (neighbour offsets), and override the
-    methods where their cells are not all of Z^3.
+    derived.  Subclasses set ``name``, ``flat``, ``generators`` (``(matrix,
+    shift)`` pairs generating the whole group) and ``offsets`` (neighbour
+    offsets), where needed ``axes`` (coordinate names, ``shown_axes`` of
+    them in motion names), ``translation_axes``, ``two_colourable``,
+    ``off_lattice_rule`` (the error message's expectation) and
+    ``drawing_hint``, and override the methods where their cells are not all
+    of Z^3 or their drawings differ.  Adding a lattice is one such class and
+    one entry in :data:`LATTICES`.
     """
 
     name: str
