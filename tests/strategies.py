@@ -17,14 +17,17 @@ _DIMS = {
 
 
 @st.composite
-def tiled_puzzles(draw, lattice: str = "cubic"):
+def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False):
     """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction.
 
     ``lattice`` names the lattice; flat puzzles off the cubic lattice are
-    sometimes one-sided.
+    sometimes one-sided.  ``small`` keeps a cubic box within 12 cells, for
+    the brute-force oracle (the other lattices' boxes are small anyway).
     """
     geometry = get_lattice(lattice)
-    if lattice == "cubic":
+    if lattice == "cubic" and small:
+        dims = draw(st.integers(2, 4)), draw(st.integers(2, 3)), 1
+    elif lattice == "cubic":
         dims = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
     else:
         dims = tuple(draw(s) for s in _DIMS[lattice])
