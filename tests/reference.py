@@ -87,11 +87,15 @@ def count_covers(cover) -> int:
 def orbit_counts(puzzle, solutions: list[list[int]], cover) -> tuple[int, int]:
     """Unique and total by brute force over *all* solutions of an unfiltered cover.
 
-    Each solution becomes a set of (shape, cells) pieces in box coordinates;
-    every lattice rotation of the puzzle's group is applied to the coordinates
-    directly (not through the cover's symmetry tables) and orbits are formed
-    with a dictionary.  Raises AssertionError if a group element maps a
-    solution to something that is not a solution.
+    Each solution becomes a set of (shape, cells) pieces in lattice
+    coordinates; every lattice motion of the puzzle's group is applied to the
+    coordinates directly (not through the cover's symmetry tables), followed
+    by the translation that takes the lexicographically smallest moved open
+    cell to the smallest open cell, and orbits are formed with a dictionary.
+    Raises AssertionError if a group element does not map the open region
+    onto itself or maps a solution to something that is not a solution, or
+    if an orbit's size times its stabilizer's order is not the group's order
+    (so a set of motions that is not a group cannot go unnoticed).
     """
     lattice = puzzle.lattice
     images = puzzle.images
@@ -106,22 +110,27 @@ def orbit_counts(puzzle, solutions: list[list[int]], cover) -> tuple[int, int]:
         return frozenset(pieces)
 
     known = {as_pieces(s) for s in solutions}
-    box = puzzle.box_coords
+    region = sorted(map(tuple, puzzle.open_coords.tolist()))
     orbits: dict[frozenset, int] = {}
     next_orbit = 0
     for sol in known:
         if sol in orbits:
             continue
         orbit = set()
-        for g, r in enumerate(puzzle.group.rotations):
-            shift = lattice.rotate(int(r), box).min(axis=0)
+        stabilizer = 0
+        for g, m in enumerate(puzzle.group.motions):
+            moved_region = sorted(map(tuple, lattice.apply(int(m), np.array(region)).tolist()))
+            shift = np.array(region[0]) - np.array(moved_region[0])
+            assert sorted(map(tuple, (np.array(moved_region) + shift).tolist())) == region, "a symmetry moves the open region"
             moved = []
             for shape, cells in sol:
-                pts = lattice.rotate(int(r), np.array(sorted(cells))) - shift
+                pts = lattice.apply(int(m), np.array(sorted(cells))) + shift
                 moved.append((int(puzzle.group.shape_perm[g, shape]), frozenset(map(tuple, pts.tolist()))))
             image = frozenset(moved)
             assert image in known, "a symmetry maps a solution to a non-solution"
             orbit.add(image)
+            stabilizer += image == sol
+        assert len(orbit) * stabilizer == puzzle.group.order, "orbit size times stabilizer order is not the group order"
         for member in orbit:
             orbits[member] = next_orbit
         next_orbit += 1

@@ -5,18 +5,34 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from bench.models.lattice import get_lattice
+
+# small boxes per lattice: at most about 20 cells, so the reference solver stays quick
+_DIMS = {
+    "hex": (st.integers(2, 4), st.integers(2, 3), st.just(1)),
+    "triangle": (st.integers(2, 3), st.integers(1, 3), st.just(1)),
+    "hexprism": (st.integers(2, 3), st.integers(2, 3), st.integers(1, 2)),
+    "fcc": (st.integers(3, 4), st.integers(2, 3), st.integers(2, 3)),
+}
+
 
 @st.composite
-def tiled_puzzles(draw, small: bool = False):
+def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False):
     """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction.
 
-    ``small`` keeps the box within 12 cells, for the brute-force oracle.
+    ``lattice`` names the lattice; flat puzzles off the cubic lattice are
+    sometimes one-sided.  ``small`` keeps a cubic box within 12 cells, for
+    the brute-force oracle (the other lattices' boxes are small anyway).
     """
-    if small:
-        X, Y, Z = draw(st.integers(2, 4)), draw(st.integers(2, 3)), 1
+    geometry = get_lattice(lattice)
+    if lattice == "cubic" and small:
+        dims = draw(st.integers(2, 4)), draw(st.integers(2, 3)), 1
+    elif lattice == "cubic":
+        dims = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
     else:
-        X, Y, Z = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
-    cells = [(x, y, z) for x in range(X) for y in range(Y) for z in range(Z)]
+        dims = tuple(draw(s) for s in _DIMS[lattice])
+    one_side = lattice != "cubic" and (geometry.flat or dims[2] == 1) and draw(st.booleans())
+    cells = [tuple(map(int, c)) for c in geometry.box_coords(dims)]
     holes = set(draw(st.lists(st.sampled_from(cells), max_size=3)))
     free = [c for c in cells if c not in holes]
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
@@ -29,9 +45,8 @@ def tiled_puzzles(draw, small: bool = False):
         owner[start] = len(pieces)
         target = int(rng.integers(3, 6))
         while len(piece) < target:
-            x, y, z = piece[int(rng.integers(len(piece)))]
-            options = [(x + dx, y + dy, z + dz) for dx, dy, dz in
-                       ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1))]
+            grow = piece[int(rng.integers(len(piece)))]
+            options = [tuple(map(int, c)) for c in geometry.neighbours([grow])[0]]
             options = [c for c in options if c in set(free) and c not in owner]
             if not options:
                 break
@@ -39,7 +54,9 @@ def tiled_puzzles(draw, small: bool = False):
             owner[nxt] = len(pieces)
             piece.append(nxt)
         pieces.append(piece)
-    lines = [f"D:xDim={X}:yDim={Y}:zDim={Z}"]
+    X, Y, Z = dims
+    header = f"D:xDim={X}:yDim={Y}:zDim={Z}" + ("" if lattice == "cubic" else f":lattice={lattice}")
+    lines = [header + (":oneSide" if one_side else "")]
     for k, piece in enumerate(pieces):
         lines.append(f"C:name=p{k}:layout=" + ", ".join(f"{x} {y} {z}" for x, y, z in piece))
     if holes:

@@ -21,6 +21,7 @@ from bench.engines.variants import parse_tuning
 from bench.errors import UsageError
 from bench.models.definition import parse_text
 from bench.models.filters import apply_one_shot, fit_filter, parity_filter, volume_filter
+from bench.models.lattice import CUBIC
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
 from bench.models.regions import subset_sums
@@ -70,6 +71,7 @@ def test_parity_monitor_matches_brute_force(shapes, spare):
     fake.image_parity = np.concatenate([values for values, _ in shapes])
     fake.spare = spare
     fake.parity = 0
+    fake.lattice = CUBIC
     monitor = parity_monitor(fake)
     options = [values + ((0,) if spare else ()) for values in monitor_input]
     want = {sum(choice) for choice in itertools.product(*options)}

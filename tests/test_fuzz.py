@@ -14,7 +14,8 @@ from conftest import DATA, DEFS
 
 VALID = [p.read_text() for p in sorted(DEFS.glob("*.txt")) if p.stat().st_size < 2000]
 VALID += [p.read_text() for p in sorted(DATA.glob("*.txt"))]
-SIGNIFICANT = st.sampled_from(list("DCL~:=,.# \n0123456789-SMxyzXYZabc") + ["xDim=", "oneSide", "stationary=", "type=S", "layout=", "~L", "~D"])
+SIGNIFICANT = st.sampled_from(list("DCL~:=,.# \n0123456789-SMxyzXYZabc") + ["xDim=", "oneSide", "stationary=", "type=S", "layout=", "~L", "~D",
+                                                                    ":lattice=hex", ":lattice=triangle", ":lattice=hexprism", ":lattice=fcc", "lattice="])
 
 
 def build(text: str) -> None:

@@ -23,12 +23,14 @@ def from_text(text):
 
 
 def test_lattice_has_24_rotations_8_planar_4_one_sided():
-    assert len(CUBIC.rotations) == 24
-    assert all(round(np.linalg.det(m)) == 1 for m in CUBIC.rotations)
-    assert np.array_equal(CUBIC.rotations[0], np.eye(3))
-    assert len(CUBIC.allowed_rotations(planar=True, one_side=False)) == 8
-    assert len(CUBIC.allowed_rotations(planar=True, one_side=True)) == 4
-    assert len({m.tobytes() for m in CUBIC.rotations}) == 24
+    rotations = [g.matrix for g in CUBIC.motions if g.proper]
+    assert len(rotations) == 24 and len(CUBIC.motions) == 48
+    assert all(round(np.linalg.det(m)) == 1 for m in rotations)
+    assert np.array_equal(CUBIC.motions[0].matrix, np.eye(3))
+    assert len(CUBIC.allowed_motions((3, 3, 1), one_side=False)) == 8
+    assert len(CUBIC.allowed_motions((3, 3, 1), one_side=True)) == 4
+    assert len(CUBIC.allowed_motions((3, 3, 3), one_side=False)) == 24
+    assert len({m.tobytes() for m in rotations}) == 24
 
 
 def test_pentominoes_10x6_specification_figures():

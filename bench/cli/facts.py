@@ -6,10 +6,13 @@ the redundancy piece and the puzzle parity.  :func:`puzzle_facts` returns them
 as an ordered dict (the ``--json`` form); :func:`format_facts` renders the same
 dict as ``KEY=value`` lines.
 
-Parity convention: a checkerboard colouring has two choices of "black".  We
-call black the colour the open region has more of (even x+y+z on a tie), so
-``PUZZLE_PARITY`` is never negative and a shape's ``negativeParityImages``
-are its images that favour the minority colour.
+Parity convention: a two-colouring (the cubic checkerboard, the triangle's up
+and down) has two choices of "black".  We call black the colour the open
+region has more of (the lattice's colour +1 on a tie: even x+y+z, up
+triangles), so ``PUZZLE_PARITY`` is never negative and a shape's
+``negativeParityImages`` are its images that favour the minority colour.  On
+lattices without a two-colouring (hex, hexprism, fcc) the shape counts are 0
+and ``PUZZLE_PARITY`` and ``MAX_PARITY`` are ``n/a``.
 """
 
 from __future__ import annotations
@@ -81,8 +84,8 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
         "CELL_ITEMS": cover.n_cells,
         "SHAPE_ITEMS": cover.n_items - cover.n_cells,
         "OPTIONS": cover.n_options,
-        "PUZZLE_PARITY": abs(puzzle.parity),
-        "MAX_PARITY": sum(s.parity * s.multiplicity for s in puzzle.shapes),
+        "PUZZLE_PARITY": abs(puzzle.parity) if puzzle.has_parity else "n/a",
+        "MAX_PARITY": sum(s.parity * s.multiplicity for s in puzzle.shapes) if puzzle.has_parity else "n/a",
         "COVER_HASH": cover.hash,
     }
     expected = expected_for(puzzle)

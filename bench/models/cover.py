@@ -354,8 +354,13 @@ class Cover:
         return out
 
     def grid(self, options, partial: bool = False) -> np.ndarray:
-        """The box as an ``(xDim, yDim, zDim)`` array of piece names (``.`` where open)."""
-        grid = np.full(self.puzzle.dims, ".", dtype=object)
+        """The box's index grid (the lattice's ``grid_shape``) as an array of piece names (``.`` where open).
+
+        For the cubic, hex and hexprism lattices that is ``(xDim, yDim,
+        zDim)``; the triangle's has a last axis of 2 (t), and the fcc grid's
+        points off the lattice stay ``.``.
+        """
+        grid = np.full(self.puzzle.grid_dims, ".", dtype=object)
         for name, coords, _ in self.placements(options, partial):
             grid[coords[:, 0], coords[:, 1], coords[:, 2]] = name
         return grid

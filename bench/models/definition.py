@@ -2,7 +2,7 @@
 
 A file holds one or more puzzles, each a ``D`` directive::
 
-    D:xDim=10:yDim=6:zDim=1[:oneSide[=1]]
+    D:xDim=10:yDim=6:zDim=1[:oneSide[=1]][:lattice=NAME]
     C:name=V:[type=M|S:]layout=0 0 0, 1 0 0, 2 0 0, 2 1 0, 2 2 0
     L[:stationary=S1 S2 ...]
     . Z Z
@@ -18,6 +18,55 @@ separated by commas, bottom slice (z = 0) first.  A blank line inside a layout
 is an empty drawing row.  Only stationary pieces are placed where they are
 drawn; mobile pieces may be drawn anywhere.
 
+**Lattices.**  ``lattice=`` names the cells (:mod:`bench.models.lattice`):
+``cubic`` (the default: every file without the key means what it always
+meant), ``hex``, ``triangle``, ``hexprism`` or ``fcc``.  ``hex`` and
+``triangle`` need ``zDim=1``; ``oneSide`` needs a flat puzzle (a flat lattice
+or ``zDim=1``).  ``C`` layouts give cells in the lattice's coordinates, and a
+cell off the lattice is an error.  ``L`` drawings, per lattice (the first line
+is always the top row, y or r = yDim - 1):
+
+``hex``: cells ``q r 0``; the k-th non-blank character of a row is q = k.
+Leading spaces are ignored, so rows may be indented to show the hexagons::
+
+    D:xDim=3:yDim=2:zDim=1:lattice=hex
+    C:name=a:layout=0 0 0, 1 0 0, 0 1 0
+    L
+     . b b
+    . . b
+    ~L
+    ~D
+
+``triangle``: cells ``x y t`` (t = 0 the up triangle of rhombus (x, y), t = 1
+the down one); the k-th character of a row is x = k // 2, t = k % 2, so a row
+reads up, down, up, down::
+
+    D:xDim=2:yDim=1:zDim=1:lattice=triangle
+    L
+    a a b b
+    ~L
+    ~D
+
+``hexprism``: cells ``q r z``; hex rows as above, layers separated by commas
+as cubic slices::
+
+    D:xDim=2:yDim=1:zDim=2:lattice=hexprism
+    L
+    a b, a b
+    ~L
+    ~D
+
+``fcc``: cells ``x y z`` with x + y + z even; layers separated by commas, and
+a row y of layer z shows only the lattice points: the k-th character is
+x = 2k + (y + z) % 2 (odd rows are drawn one space in)::
+
+    D:xDim=3:yDim=2:zDim=2:lattice=fcc
+    L
+     a , b b
+    a a,  b
+    ~L
+    ~D
+
 Every malformed input raises :class:`~bench.errors.DefinitionError` carrying
 the file, the line and what was expected.  This module checks syntax only; the
 geometric checks (stationary pieces inside the box and disjoint, enough piece
@@ -31,7 +80,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.errors import BenchError, DefinitionError
+import numpy as np
+
+from bench.errors import BenchError, DefinitionError, UsageError
+from bench.models.lattice import CUBIC, Lattice, get_lattice
 
 RESERVED_NAMES = frozenset({".", "#"})
 MAX_BOX_CELLS = 1_000_000
@@ -67,6 +119,7 @@ class PuzzleDefinition:
     dims: tuple[int, int, int]
     one_side: bool
     pieces: tuple[PieceDefinition, ...]
+    lattice: Lattice = CUBIC
 
     @property
     def label(self) -> str:
@@ -162,7 +215,7 @@ class _Parser:
     # -- D directive ---------------------------------------------------------
 
     def parse_puzzle(self, lines, i, lineno, header, index):
-        dims, one_side = self.parse_d_header(lineno, header)
+        dims, one_side, lattice = self.parse_d_header(lineno, header)
         pieces: list[PieceDefinition] = []
         names: dict[str, int] = {}
 
@@ -180,11 +233,11 @@ class _Parser:
                 continue
             directive = content.split(":", 1)[0].strip()
             if content == "~D":
-                return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces)), i
+                return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces), lattice), i
             if directive == "C":
-                add(self.parse_c(here, content, dims))
+                add(self.parse_c(here, content, lattice))
             elif directive == "L":
-                layout, i = self.parse_layout(lines, i, here, content, dims)
+                layout, i = self.parse_layout(lines, i, here, content, dims, lattice)
                 for piece in layout:
                     add(piece)
             elif directive == "D":
@@ -219,7 +272,11 @@ class _Parser:
         return attrs
 
     def parse_d_header(self, lineno, header):
-        attrs = self.parse_attributes(lineno, header, ("xDim", "yDim", "zDim", "oneSide"), flags=("oneSide",))
+        attrs = self.parse_attributes(lineno, header, ("xDim", "yDim", "zDim", "oneSide", "lattice"), flags=("oneSide",))
+        try:
+            lattice = get_lattice(attrs.get("lattice", CUBIC.name))
+        except UsageError as exc:
+            raise self.error(lineno, str(exc)) from None
         dims = []
         for key in ("xDim", "yDim", "zDim"):
             if key not in attrs:
@@ -228,7 +285,9 @@ class _Parser:
             if not _POSITIVE_INT.match(value) or int(value) <= 0:
                 raise self.error(lineno, f"{key}={_clip(value)} is not a positive integer")
             dims.append(int(value))
-        volume = dims[0] * dims[1] * dims[2]
+        if lattice.flat and dims[2] != 1:
+            raise self.error(lineno, f"the {lattice.name} lattice is two-dimensional, but zDim={dims[2]}; expected zDim=1")
+        volume = int(np.prod(lattice.grid_shape(dims)))
         if volume > MAX_BOX_CELLS:
             raise self.error(lineno, f"a {dims[0]}x{dims[1]}x{dims[2]} box has {volume:,} cells, more than the supported {MAX_BOX_CELLS:,}")
         one_side = False
@@ -239,11 +298,11 @@ class _Parser:
             one_side = value == "1"
         if one_side and dims[2] != 1:
             raise self.error(lineno, f"oneSide needs a 2-D puzzle (zDim=1), but zDim={dims[2]}")
-        return tuple(dims), one_side
+        return tuple(dims), one_side, lattice
 
     # -- C directive ---------------------------------------------------------
 
-    def parse_c(self, lineno, content, dims):
+    def parse_c(self, lineno, content, lattice):
         attrs = self.parse_attributes(lineno, content, ("name", "type", "layout"))
         if "name" not in attrs or not attrs["name"]:
             raise self.error(lineno, "missing piece name; expected C:name=N:[type=M|S:]layout=x y z, ...")
@@ -268,6 +327,8 @@ class _Parser:
                 raise self.error(lineno, f"coordinate {cell} of '{name}' is out of range; expected values within +-{MAX_COORDINATE:,}")
             if cell in seen:
                 raise self.error(lineno, f"piece '{name}' lists cell {' '.join(map(str, cell))} twice")
+            if not lattice.valid([cell])[0]:
+                raise self.error(lineno, f"cell ({' '.join(map(str, cell))}) is not on the {lattice.name} lattice; expected {lattice.off_lattice_rule}")
             seen.add(cell)
             cells.append(cell)
         return PieceDefinition(name, tuple(cells), kind == "S", lineno)
@@ -280,7 +341,7 @@ class _Parser:
 
     # -- L directive ---------------------------------------------------------
 
-    def parse_layout(self, lines, i, lineno, header, dims):
+    def parse_layout(self, lines, i, lineno, header, dims, lattice):
         attrs = self.parse_attributes(lineno, header, ("stationary",))
         stationary = attrs.get("stationary", "").split()
         for name in stationary:
@@ -295,33 +356,38 @@ class _Parser:
             i += 1
             content = _strip_comment(raw)
             if content == "~L":
-                return self.layout_pieces(lineno, rows, stationary, dims), i
+                return self.layout_pieces(lineno, rows, stationary, dims, lattice), i
             if content == "~D":
                 raise self.error(here, f"missing '~L': the layout begun on line {lineno} is still open at '~D'")
             slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
             rows.append((here, slices))
         raise self.error(max(1, len(lines)), f"missing '~L': the layout begun on line {lineno} is never closed")
 
-    def layout_pieces(self, lineno, rows, stationary, dims):
-        drawn = [(ln, s) for ln, s in rows if s]
-        if drawn:
-            first_line, first = drawn[0]
-            shape = [len(s) for s in first]
-            for ln, slices in drawn:
-                widths = [len(s) for s in slices]
-                if len(slices) > dims[2]:
-                    raise self.error(ln, f"the drawing has {len(slices)} slices but zDim={dims[2]}; expected at most {dims[2]} comma-separated slices")
-                if widths != shape:
-                    raise self.error(ln, f"ragged drawing row: slice widths {widths} differ from {shape} on line {first_line}; expected every row to have the same slices of the same width")
+    def layout_pieces(self, lineno, rows, stationary, dims, lattice):
+        common = None
+        for row_index, (ln, slices) in enumerate(rows):
+            if not slices:
+                continue
+            y = dims[1] - 1 - row_index
+            widths = [len(s) for s in slices]
+            if len(slices) > dims[2]:
+                raise self.error(ln, f"the drawing has {len(slices)} slices but zDim={dims[2]}; expected at most {dims[2]} comma-separated slices")
+            extents = [set(lattice.row_extents(y, z, n)) for z, n in enumerate(widths)]
+            if common is None:
+                first_line, shape, common = ln, widths, extents
+            elif len(extents) != len(common) or not all(a & b for a, b in zip(extents, common)):
+                raise self.error(ln, f"ragged drawing row: slice widths {widths} differ from {shape} on line {first_line}; expected every row to have the same slices of the same width{lattice.drawing_hint}")
+            else:
+                common = [a & b for a, b in zip(extents, common)]
         cells: dict[str, list[tuple[int, int, int]]] = {}
         first_seen: dict[str, int] = {}
         for row_index, (ln, slices) in enumerate(rows):
             y = dims[1] - 1 - row_index
             for z, tokens in enumerate(slices):
-                for x, ch in enumerate(tokens):
+                for k, ch in enumerate(tokens):
                     if ch == ".":
                         continue
-                    cells.setdefault(ch, []).append((x, y, z))
+                    cells.setdefault(ch, []).append(lattice.drawn_cell(y, z, k))
                     first_seen.setdefault(ch, ln)
         for name in stationary:
             if name not in cells:

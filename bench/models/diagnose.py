@@ -4,7 +4,8 @@ A piece that fits nowhere is not an input error: the puzzle is legal and
 simply unsolvable.  :func:`unsolvable_reasons` lists every such reason that a
 cheap static check can prove: an open cell no option covers, a piece with too
 few images, a region volume no subset of the pieces adds up to (spare pieces),
-and a checkerboard parity the pieces cannot reach.
+and a two-colour parity the pieces cannot reach (on lattices that have a
+two-colouring).
 """
 
 from __future__ import annotations
@@ -79,9 +80,9 @@ def unsolvable_reasons(cover) -> list[str]:
         if not table[puzzle.n_open].any():
             sizes = sorted({s.size for s in puzzle.shapes})
             reasons.append(f"no subset of the pieces (sizes {sizes}) has volume {puzzle.n_open}, the open volume")
-        elif not table[puzzle.n_open, target + vmax]:
+        elif puzzle.has_parity and not table[puzzle.n_open, target + vmax]:
             reasons.append(f"parity: no subset of the pieces with volume {puzzle.n_open} reaches the open region's parity {abs(target)}")
-    else:
+    elif puzzle.has_parity:
         reach = reachable_parities(puzzle)
         if target not in reach:
             odd = [(s.name, s.parity, s.multiplicity) for s in puzzle.shapes if s.parity]

@@ -32,18 +32,12 @@ from bench.models.regions import flood, subset_sums
 
 
 def cell_neighbours(puzzle) -> tuple[np.ndarray, np.ndarray]:
-    """CSR adjacency of the open cells (face neighbours in the lattice)."""
-    coords = puzzle.open_coords
-    index = {tuple(map(int, c)): i for i, c in enumerate(coords)}
-    ptr, nbr = [0], []
-    for c in coords:
-        x, y, z = map(int, c)
-        for dx, dy, dz in ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)):
-            j = index.get((x + dx, y + dy, z + dz))
-            if j is not None:
-                nbr.append(j)
-        ptr.append(len(nbr))
-    return np.array(ptr, dtype=np.int32), np.array(nbr, dtype=np.int32)
+    """CSR adjacency of the open cells (neighbours in the puzzle's lattice, in the lattice's order)."""
+    nbr = puzzle.open_index(puzzle.lattice.neighbours(puzzle.open_coords))
+    keep = nbr >= 0
+    ptr = np.zeros(puzzle.n_open + 1, dtype=np.int32)
+    np.cumsum(keep.sum(axis=1), out=ptr[1:])
+    return ptr, nbr[keep].astype(np.int32)
 
 
 @njit(cache=True)

@@ -69,9 +69,13 @@ def parity_monitor(puzzle) -> ParityMonitor:
     Raises
     ------
     UsageError
-        When the table would exceed :data:`MAX_TABLE` entries (very many
+        When the lattice has no two-colouring (parity means nothing there),
+        or when the table would exceed :data:`MAX_TABLE` entries (very many
         classes of pieces with many copies each).
     """
+    if not puzzle.lattice.two_colourable:
+        raise UsageError(f"the parity filter is not available on the {puzzle.lattice.name} lattice (it has no two-colouring); "
+                         "leave out --parity-filter/--parity-backtrack for this puzzle")
     values = shape_parity_values(puzzle)
     classes: dict[tuple[int, ...], int] = {}
     for shape, vals in zip(puzzle.shapes, values):

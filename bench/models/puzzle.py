@@ -3,14 +3,18 @@
 A :class:`Puzzle` is built from one parsed :class:`PuzzleDefinition`.  It
 checks the geometry (stationary pieces inside the box and disjoint, enough
 mobile volume), groups mobile pieces with the same shape under the allowed
-rotations into one :class:`Shape` with a multiplicity, lists each shape's
-distinct orientations, and enumerates the *bounded images*: every translation
-of every orientation lying wholly in the open region.
+motions of its lattice (:mod:`bench.models.lattice`) into one :class:`Shape`
+with a multiplicity, lists each shape's distinct orientations, and enumerates
+the *bounded images*: every lattice translation of every orientation lying
+wholly in the open region.
 
-Cells of the box are numbered in the x, y, z priority order of polycube's
-``f`` heuristic: ``index = (x * yDim + y) * zDim + z``.  Open cells keep that
-order and are numbered 0 .. n_open - 1; these numbers are the cell items of the
-exact-cover matrix.
+The box is the lattice's index grid of the definition's dimensions
+(``grid_dims``: ``xDim x yDim x zDim``, or ``xDim x yDim x 2`` for the
+triangle's t).  Its cells are numbered in the x, y, z priority order of
+polycube's ``f`` heuristic over that grid, grid points off the lattice (the
+fcc's odd ones) left out; on the cubic lattice that is ``index = (x * yDim +
+y) * zDim + z``.  Open cells keep that order and are numbered 0 .. n_open - 1;
+these numbers are the cell items of the exact-cover matrix.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import numpy as np
 
 from bench.errors import DefinitionError
 from bench.models.definition import PieceDefinition, PuzzleDefinition, parse_file
-from bench.models.lattice import CUBIC, Lattice, normalize
+from bench.models.lattice import Lattice
 
 
 def _key(cells: np.ndarray) -> bytes:
@@ -119,22 +123,30 @@ class Puzzle:
     :class:`~bench.errors.DefinitionError` on bad geometry.
     """
 
-    def __init__(self, definition: PuzzleDefinition, lattice: Lattice = CUBIC):
+    def __init__(self, definition: PuzzleDefinition):
         self.definition = definition
-        self.lattice = lattice
+        self.lattice: Lattice = definition.lattice
         self.dims = definition.dims
+        self.grid_dims = self.lattice.grid_shape(definition.dims)
         self.one_side = definition.one_side
-        self.planar = definition.dims[2] == 1
-        X, Y, Z = self.dims
-        self.box_cells = X * Y * Z
+        self.planar = self.lattice.flat or definition.dims[2] == 1
+        box_coords = self.lattice.box_coords(self.dims)
+        self.box_cells = len(box_coords)
+        self.box_coords = _readonly(box_coords)
+        grid_to_box = np.full(int(np.prod(self.grid_dims)), -1, dtype=np.int32)
+        grid_to_box[self._flat_index(box_coords)] = np.arange(self.box_cells, dtype=np.int32)
+        self.grid_to_box = _readonly(grid_to_box)
         grid = np.full(self.box_cells, -1, dtype=np.int32)
         stationary = [p for p in definition.pieces if p.stationary]
+        bounds = np.array(self.grid_dims)
         for k, piece in enumerate(stationary):
             coords = np.array(piece.cells, dtype=np.int64).reshape(-1, 3)
-            outside = np.any((coords < 0) | (coords >= np.array(self.dims)), axis=1)
+            outside = np.any((coords < 0) | (coords >= bounds), axis=1)
             if outside.any():
                 x, y, z = (int(v) for v in coords[np.argmax(outside)])
-                raise DefinitionError(definition.path, piece.line, f"stationary piece '{piece.name}' has cell ({x} {y} {z}) outside the {X}x{Y}x{Z} box; expected 0 <= x < {X}, 0 <= y < {Y}, 0 <= z < {Z}")
+                X, Y, Z = self.dims
+                limits = ", ".join(f"0 <= {a} < {n}" for a, n in zip(self.lattice.axes, self.grid_dims))
+                raise DefinitionError(definition.path, piece.line, f"stationary piece '{piece.name}' has cell ({x} {y} {z}) outside the {X}x{Y}x{Z} box; expected {limits}")
             idx = self.box_index(coords)
             taken = grid[idx] >= 0
             if taken.any():
@@ -155,9 +167,9 @@ class Puzzle:
         self.mobile_volume = mobile_volume
 
     @classmethod
-    def from_definition(cls, definition: PuzzleDefinition, lattice: Lattice = CUBIC) -> "Puzzle":
+    def from_definition(cls, definition: PuzzleDefinition) -> "Puzzle":
         """Build and check a puzzle from its parsed definition."""
-        return cls(definition, lattice)
+        return cls(definition)
 
     # -- geometry ------------------------------------------------------------
 
@@ -181,43 +193,51 @@ class Puzzle:
         """A label for reports: the file name, with ``#k`` for the k-th puzzle of a file."""
         return self.definition.label
 
-    def box_index(self, coords: np.ndarray) -> np.ndarray:
-        """Box cell numbers of coordinate rows (which must lie in the box)."""
-        coords = np.asarray(coords, dtype=np.int64)
-        _, Y, Z = self.dims
+    def _flat_index(self, coords: np.ndarray) -> np.ndarray:
+        _, Y, Z = self.grid_dims
         return (coords[..., 0] * Y + coords[..., 1]) * Z + coords[..., 2]
 
-    @cached_property
-    def box_coords(self) -> np.ndarray:
-        """Coordinates ``int64[box_cells, 3]`` of every box cell, by cell number."""
-        X, Y, Z = self.dims
-        x, y, z = np.meshgrid(np.arange(X), np.arange(Y), np.arange(Z), indexing="ij")
-        return _readonly(np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1).astype(np.int64))
+    def box_index(self, coords: np.ndarray) -> np.ndarray:
+        """Box cell numbers of coordinate rows (which must lie in the box's grid); -1 off the lattice."""
+        return self.grid_to_box[self._flat_index(np.asarray(coords, dtype=np.int64))]
+
+    def open_index(self, coords: np.ndarray) -> np.ndarray:
+        """Open-cell numbers of coordinate rows, -1 for cells that are not open (outside the grid too)."""
+        coords = np.asarray(coords, dtype=np.int64)
+        inside = np.all((coords >= 0) & (coords < np.array(self.grid_dims)), axis=-1)
+        box = self.box_index(np.where(inside[..., None], coords, 0))
+        return np.where(inside & (box >= 0), self.box_to_open[np.maximum(box, 0)], -1)
 
     @cached_property
     def open_coords(self) -> np.ndarray:
         """Coordinates of the open cells, by open-cell number."""
         return _readonly(self.box_coords[self.open_box])
 
+    @property
+    def has_parity(self) -> bool:
+        """True when the lattice has a two-colouring, so parities mean something."""
+        return self.lattice.two_colourable
+
     @cached_property
     def parity(self) -> int:
-        """Checkerboard parity of the open region (black minus white cells)."""
-        return int(self.lattice.colour(self.open_coords).sum())
+        """Two-colour parity of the open region (black minus white cells); 0 without a colouring."""
+        colour = self.lattice.colour(self.open_coords)
+        return 0 if colour is None else int(colour.sum())
 
-    def allowed_rotations(self) -> np.ndarray:
-        """Lattice rotations a piece may undergo in this puzzle."""
-        return self.lattice.allowed_rotations(self.planar, self.one_side)
+    def allowed_motions(self) -> np.ndarray:
+        """Lattice motions a piece may undergo in this puzzle."""
+        return self.lattice.allowed_motions(self.dims, self.one_side)
 
     def orientations_of(self, cells: np.ndarray) -> list[np.ndarray]:
-        """Distinct normalized orientations of a cell set, in rotation order."""
+        """Distinct normalized orientations of a cell set, in motion order."""
         seen: dict[bytes, np.ndarray] = {}
-        for r in self.allowed_rotations():
-            o = normalize(self.lattice.rotate(int(r), cells))
+        for m in self.allowed_motions():
+            o = self.lattice.normalize(self.lattice.apply(int(m), cells))
             seen.setdefault(_key(o), o)
         return list(seen.values())
 
     def canonical_key(self, cells: np.ndarray) -> bytes:
-        """Key equal for two cell sets exactly when one is an allowed rotation and translation of the other."""
+        """Key equal for two cell sets exactly when one is an allowed motion and translation of the other."""
         return min(_key(o) for o in self.orientations_of(cells))
 
     def _classify(self) -> tuple[Shape, ...]:
@@ -233,8 +253,9 @@ class Puzzle:
             orients = self.orientations_of(np.array(pieces[0].cells))
             canonical = min(orients, key=_key)
             colour = self.lattice.colour(canonical)
+            parity = 0 if colour is None else abs(int(colour.sum()))
             shapes.append(Shape(index, names, _readonly(canonical), tuple(_readonly(o) for o in orients),
-                                abs(int(colour.sum())), stationary_keys.count(key)))
+                                parity, stationary_keys.count(key)))
         return tuple(shapes)
 
     # -- images --------------------------------------------------------------
@@ -242,18 +263,20 @@ class Puzzle:
     @cached_property
     def images(self) -> ImageTable:
         """All bounded images of all mobile shapes."""
-        dims = np.array(self.dims, dtype=np.int64)
+        grid = np.array(self.grid_dims, dtype=np.int64)
+        moving = self.lattice.translation_axes.astype(bool)
         shape_ids, orient_ids, rows = [], [], []
         for shape in self.shapes:
             for o, cells in enumerate(shape.orientations):
-                extent = cells.max(axis=0) + 1
-                room = dims - extent + 1
-                if np.any(room <= 0):
+                low = np.where(moving, -cells.min(axis=0), 0)
+                high = np.where(moving, grid - 1 - cells.max(axis=0), 0)
+                if np.any(high < low):
                     continue
-                tx, ty, tz = np.meshgrid(np.arange(room[0]), np.arange(room[1]), np.arange(room[2]), indexing="ij")
-                shifts = np.stack([tx.ravel(), ty.ravel(), tz.ravel()], axis=1)
+                shifts = np.stack(np.meshgrid(*(np.arange(a, b + 1) for a, b in zip(low, high)), indexing="ij"), axis=-1)
+                shifts = shifts.reshape(-1, 3)
+                shifts = shifts[self.lattice.is_translation(shifts)]
                 placed = self.box_index(shifts[:, None, :] + cells[None, :, :])
-                open_idx = self.box_to_open[placed]
+                open_idx = np.where(placed >= 0, self.box_to_open[np.maximum(placed, 0)], -1)
                 ok = np.all(open_idx >= 0, axis=1)
                 if not ok.any():
                     continue
@@ -277,8 +300,10 @@ class Puzzle:
 
     @cached_property
     def image_parity(self) -> np.ndarray:
-        """Checkerboard parity of every bounded image."""
+        """Two-colour parity of every bounded image (all 0 without a colouring)."""
         colour = self.lattice.colour(self.open_coords)
+        if colour is None:
+            return _readonly(np.zeros(len(self.images), dtype=np.int64))
         sums = np.add.reduceat(colour[self.images.cells], self.images.ptr[:-1]) if len(self.images) else np.zeros(0)
         return _readonly(np.asarray(sums, dtype=np.int64))
 

@@ -1,12 +1,16 @@
 """Symmetry: the puzzle's group, the rotational-redundancy filter, exact counts.
 
-**The group.**  A rotation of the lattice belongs to the puzzle's symmetry
-group when it maps the box onto itself, the open region onto itself and the
-multiset of mobile shapes onto itself.  A 3-D puzzle tries the 24 proper
-rotations; a 2-D puzzle the 8 that keep the plane (turns and flips).  In a
-one-sided puzzle a flip turns every piece into its mirror image, so it
-qualifies only when the piece set is closed under mirroring with equal
-multiplicities.  Stationary pieces count as part of the container.
+**The group.**  A motion of the lattice belongs to the puzzle's symmetry
+group when, followed by a lattice translation, it maps the open region onto
+itself, and it maps the multiset of mobile shapes onto itself.  Stationary
+pieces are part of the container: only the shape of the open region counts,
+not the bounding box, so a hexagon drawn in a parallelogram keeps its six
+turns.  The candidates are the motions a piece may undergo with both sides
+allowed (:meth:`~bench.models.lattice.Lattice.allowed_motions`): the 24
+rotations of a cubic 3-D puzzle, the 8 turns and flips that keep a square
+puzzle's plane, the 12 of a hexagon or triangle puzzle.  In a one-sided
+puzzle a flip turns every piece into its mirror image, so it qualifies only
+when the piece set is closed under mirroring with equal multiplicities.
 
 **The redundancy filter** (polycube ``-r``) picks a piece whose shape is
 unique and keeps one image per orbit of the subgroup G0 that maps its shape
@@ -36,7 +40,6 @@ import numpy as np
 from numba import njit
 
 from bench.errors import UsageError
-from bench.models.lattice import normalize
 
 MAX_GROUP_ORDER = 64
 
@@ -67,8 +70,8 @@ class SymmetryGroup:
 
     Attributes
     ----------
-    rotations : ndarray
-        Lattice rotation numbers, identity first.
+    motions : ndarray
+        Lattice motion numbers, identity first.
     names : tuple of str
         A readable name per element, such as ``(-x,-y,z)``.
     cell_perm : ndarray
@@ -79,7 +82,7 @@ class SymmetryGroup:
     """
 
     puzzle: object
-    rotations: np.ndarray
+    motions: np.ndarray
     names: tuple[str, ...]
     cell_perm: np.ndarray
     shape_perm: np.ndarray
@@ -87,43 +90,42 @@ class SymmetryGroup:
     @property
     def order(self) -> int:
         """Number of elements."""
-        return len(self.rotations)
+        return len(self.motions)
 
     @classmethod
     def of(cls, puzzle) -> "SymmetryGroup":
         """Compute the symmetry group of a :class:`~bench.models.puzzle.Puzzle`."""
         lattice = puzzle.lattice
-        candidates = lattice.allowed_rotations(puzzle.planar, False)
-        box = puzzle.box_coords
-        dims = np.array(puzzle.dims)
-        is_open = puzzle.box_to_open >= 0
+        candidates = lattice.allowed_motions(puzzle.dims, False)
+        cells = puzzle.open_coords
+        home = lattice.canonical_shift(cells) if len(cells) else np.zeros(3, dtype=np.int64)
         keys = {puzzle.canonical_key(s.cells): s.index for s in puzzle.shapes}
-        rotations, names, perms, shape_perms = [], [], [], []
-        for r in candidates:
-            r = int(r)
-            moved = lattice.rotate(r, box)
-            moved -= moved.min(axis=0)
-            if np.any(moved.max(axis=0) != dims - 1):
-                continue
-            box_perm = puzzle.box_index(moved)
-            if not np.array_equal(is_open[box_perm], is_open):
+        motions, names, perms, shape_perms = [], [], [], []
+        for m in candidates:
+            m = int(m)
+            moved = lattice.apply(m, cells)
+            # the translation that takes the moved region back home, if it is the same region
+            if len(cells):
+                moved += home - lattice.canonical_shift(moved)
+            perm = puzzle.open_index(moved)
+            if np.any(perm < 0):
                 continue
             shape_perm = []
             for shape in puzzle.shapes:
-                target = keys.get(puzzle.canonical_key(lattice.rotate(r, shape.cells)))
+                target = keys.get(puzzle.canonical_key(lattice.apply(m, shape.cells)))
                 if target is None or puzzle.shapes[target].multiplicity != shape.multiplicity:
                     break
                 shape_perm.append(target)
             else:
-                rotations.append(r)
-                names.append(lattice.describe(r))
-                perms.append(puzzle.box_to_open[box_perm[puzzle.open_box]])
+                motions.append(m)
+                names.append(lattice.describe(lattice.motions[m]))
+                perms.append(perm)
                 shape_perms.append(shape_perm)
-        if len(rotations) > MAX_GROUP_ORDER:
-            raise AssertionError(f"group of order {len(rotations)} exceeds {MAX_GROUP_ORDER}")
-        cell_perm = np.array(perms, dtype=np.int32).reshape(len(rotations), puzzle.n_open)
-        shape_perm = np.array(shape_perms, dtype=np.int32).reshape(len(rotations), len(puzzle.shapes))
-        return cls(puzzle, _readonly(np.array(rotations, dtype=np.int64)), tuple(names),
+        if len(motions) > MAX_GROUP_ORDER:
+            raise AssertionError(f"group of order {len(motions)} exceeds {MAX_GROUP_ORDER}")
+        cell_perm = np.array(perms, dtype=np.int32).reshape(len(motions), puzzle.n_open)
+        shape_perm = np.array(shape_perms, dtype=np.int32).reshape(len(motions), len(puzzle.shapes))
+        return cls(puzzle, _readonly(np.array(motions, dtype=np.int64)), tuple(names),
                    _readonly(cell_perm), _readonly(shape_perm))
 
     @cached_property
@@ -222,10 +224,11 @@ def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Red
     elif method == "orientation":
         keys = {o.tobytes(): k for k, o in enumerate(target.orientations)}
         # moves[g, r]: the orientation element g turns orientation r into
-        moves = np.array([[keys[normalize(puzzle.lattice.rotate(int(group.rotations[g]), o)).tobytes()]
+        lattice = puzzle.lattice
+        moves = np.array([[keys[lattice.normalize(lattice.apply(int(group.motions[g]), o)).tobytes()]
                            for o in target.orientations] for g in sub])
         drawn = next(p for p in puzzle.definition.pieces if p.name == target.name)
-        preferred = keys[normalize(np.array(drawn.cells)).tobytes()]
+        preferred = keys[lattice.normalize(np.array(drawn.cells)).tobytes()]
         kept_orient = {min(set(moves[:, r]), key=lambda q: (q != preferred, q)) for r in range(len(target.orientations))}
         orient = images.orientation[ids]
         fixes = moves[:, orient] == orient[None, :]
