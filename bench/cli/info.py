@@ -93,7 +93,8 @@ def cmd_check(args) -> int:
                 continue
             reasons = unsolvable_reasons(cover)
             X, Y, Z = puzzle.dims
-            summary = (f"{X}x{Y}x{Z}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in {len(puzzle.shapes)} shapes, "
+            lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
+            summary = (f"{X}x{Y}x{Z}{lattice}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in {len(puzzle.shapes)} shapes, "
                        f"{cover.n_options} options, group of order {puzzle.group.order}")
             if expected and expected.unique is not None:
                 summary += f", expected {expected.unique} unique / {expected.total} total"

@@ -290,6 +290,7 @@ class _Tracer:
 
     def __call__(self, kind, options) -> None:
         self.count += 1
-        lines = [f"TRACE {self.count}:"] + layout_lines(self.cover.grid(options, partial=True)) + ["END TRACE"]
+        grid = self.cover.grid(options, partial=True)
+        lines = [f"TRACE {self.count}:"] + layout_lines(grid, self.cover.puzzle.lattice) + ["END TRACE"]
         sys.stdout.write("\n".join(lines) + "\n")
 
