@@ -194,7 +194,20 @@ class Lattice:
         return True
 
 
-class HexLattice(Lattice):
+class _HexagonalPlane(Lattice):
+    """The motions of the hexagonal plane, which hexagons and triangles share: 6 turns, 6 flips, translations in the plane."""
+
+    def proper(self):
+        return [_rot_z(k) for k in range(6)]
+
+    def improper(self):
+        return [_matmul(_rot_z(k), MIRROR_Y) for k in range(6)]
+
+    def is_translation(self, d):
+        return d[2] == 0
+
+
+class HexLattice(_HexagonalPlane):
     name = "hex"
     neighbour_distance = 1.0
 
@@ -206,15 +219,6 @@ class HexLattice(Lattice):
         r = round(p[1] / (SQRT3 / 2.0))
         q = round(p[0] - r / 2.0)
         return (q, r, round(p[2]))
-
-    def proper(self):
-        return [_rot_z(k) for k in range(6)]
-
-    def improper(self):
-        return [_matmul(_rot_z(k), MIRROR_Y) for k in range(6)]
-
-    def is_translation(self, d):
-        return d[2] == 0
 
     def is_cell(self, cell):
         return cell[2] == 0
@@ -250,7 +254,7 @@ class HexPrismLattice(HexLattice):
         return {(q, r, h) for q in range(x) for r in range(y) for h in range(z)}
 
 
-class TriangleLattice(Lattice):
+class TriangleLattice(_HexagonalPlane):
     name = "triangle"
     neighbour_distance = 1.0 / SQRT3
 
@@ -269,15 +273,6 @@ class TriangleLattice(Lattice):
         x, y = math.floor(a + EPS), math.floor(b + EPS)
         t = 0 if (a - x) + (b - y) < 1.0 else 1
         return (x, y, t)
-
-    def proper(self):
-        return [_rot_z(k) for k in range(6)]
-
-    def improper(self):
-        return [_matmul(_rot_z(k), MIRROR_Y) for k in range(6)]
-
-    def is_translation(self, d):
-        return d[2] == 0
 
     def is_cell(self, cell):
         return cell[2] in (0, 1)

@@ -282,6 +282,8 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
             if have < need:
                 phase = BACKUP
                 continue
+            # the bookkeeping of a placement mirrors the sparse-set kernel's MULTI step on purpose: both kernels
+            # must count attempts, fits, updates and dead ends alike, level by level (tests/test_bitset.py)
             remaining = n_pieces - level
             attempts[remaining] += 1
             fits[remaining] += 1

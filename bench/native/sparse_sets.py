@@ -478,6 +478,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             x = largest(b)
             o = node_opt[x]
             save(2 * level + 1)
+            # mirrored on purpose by the bitset kernel's placement (bench.native.bitset): the counters must agree
             remaining = n_pieces - level
             attempts[remaining] += 1
             fits[remaining] += 1
