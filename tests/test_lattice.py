@@ -301,8 +301,8 @@ def test_box_numbering_leaves_out_points_off_the_lattice():
     assert np.array_equal(p.box_index(p.box_coords), np.arange(6))
     t = puzzle_of("D:xDim=2:yDim=2:zDim=1:lattice=triangle\n" + "".join(f"C:name=m{k}:layout=0 0 0\n" for k in range(8)) + "~D")
     assert t.box_cells == 8 and t.grid_dims == (2, 2, 2) and t.dims == (2, 2, 1)
-    # a 2 x 2 parallelogram of rhombi is a rhombus: the half turn and two mirrors
-    assert t.planar and t.rectangle and t.group.order == 4
+    # a 2 x 2 parallelogram of rhombi is a rhombus: the half turn and two mirrors; full, but not rows of squares
+    assert t.planar and not t.rectangle and t.group.order == 4
 
 
 def test_images_translate_only_along_the_lattice():

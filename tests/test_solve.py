@@ -144,6 +144,19 @@ def test_untuned_fila_filters_a_jagged_region_by_volume_until_a_quarter_of_the_p
     assert int(info["VOLUME_FILTER[17]"]) > 0 and int(info["VOLUME_FILTER[12]"]) == 0
 
 
+def test_untuned_fila_on_other_lattices_picks_e_and_leaves_small_puzzles_unfiltered(capsys):
+    # the hexiamonds' rhombus is a full box but not of squares, so FILA picks e, not the rows-of-squares fill f;
+    # the Meteor puzzle loses 421 of its 2492 images to the one-shot filter, but 10 pieces are too few to filter at nodes
+    status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", str(DEFS / "hexiamonds_6x6.txt"))
+    info = keyvalues(out)
+    assert status == 0 and info["orderingHeuristicConfig"] == "e=11:f=3" and (info["UNIQUE"], info["TOTAL"]) == ("156", "624")
+    status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", str(DEFS / "meteor.txt"))
+    info = keyvalues(out)
+    assert status == 0 and info["VOLUME_FILTER_ONE_SHOT"] == "421"
+    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("9", "-1", "e=9:f=3")
+    assert (info["UNIQUE"], info["TOTAL"]) == ("1049", "2098")
+
+
 def test_a_fila_flag_selects_fila_and_turns_auto_tuning_off(capsys):
     status, out, _ = run(capsys, "-i", "-q", "-f", "12", "-o", "e", "--no-nof", str(DEFS / "pentominoes_20x3.txt"))
     info = keyvalues(out)

@@ -7,7 +7,7 @@ are already cached, and compares the search seconds (``SOLVE_SECONDS``)
 round by round: the median of BEFORE/AFTER ratios is robust to the drift of
 a shared machine.  The machine-independent counters (covers, unique,
 total, nodes, attempts, fits) must be identical.  Writes
-``results/checkouts-BEFORE-AFTER.md``.  A checkout is any directory holding
+``results/checkouts-COMMIT-COMMIT.md``.  A checkout is any directory holding
 the ``bench`` package (``git worktree add DIR COMMIT``); PY must have
 bench's dependencies installed.
 """
@@ -59,9 +59,15 @@ def compare(python: str, before: str, after: str, case: tuple, rounds: int) -> d
             "identical": counters[before] == counters[after] and len(counters[after]) == 1}
 
 
+def commit_of(checkout: str) -> str:
+    """The short commit a checkout stands at (its directory name when it is not a git work tree)."""
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=checkout, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else Path(checkout).name
+
+
 def markdown(before: str, after: str, rows: list[dict], rounds: int) -> str:
     """The report: one row per case."""
-    lines = [f"# Before and after: `{before}` against `{after}`", "",
+    lines = [f"# Before and after: commit {before} against commit {after}", "",
              f"{rounds} interleaved rounds per case, `bench solve -q -i -w 1`, search seconds (SOLVE_SECONDS); "
              "ratio = median over rounds of before / after (above 1: after is faster).", "",
              "| case | before median s (min-max) | after median s (min-max) | before/after | counters identical |",
@@ -87,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))
         print(f"{rows[-1]['case']}: before {rows[-1]['before']:.4f} s, after {rows[-1]['after']:.4f} s, "
               f"ratio {rows[-1]['ratio']:.3f}, counters identical: {rows[-1]['identical']}", flush=True)
-    out = Path(args.results) / f"checkouts-{Path(args.before).name}-{Path(args.after).name}.md"
-    out.write_text(markdown(args.before, args.after, rows, args.rounds), encoding="utf-8")
+    before, after = commit_of(args.before), commit_of(args.after)
+    out = Path(args.results) / f"checkouts-{before}-{after}.md"
+    out.write_text(markdown(before, after, rows, args.rounds), encoding="utf-8")
     print(f"written to {out}")
     return 0 if all(r["identical"] for r in rows) else 1
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Callable, ClassVar
 
@@ -140,6 +140,12 @@ class Result:
     cover_hash: str = ""
 
 
+def apply_tuning(settings: Settings, tuning: dict) -> Settings:
+    """``settings`` with an engine variant's values (:mod:`bench.engines.variants`) wherever the caller left the default."""
+    defaults = {f.name: f.default for f in fields(Settings)}
+    return replace(settings, **{k: v for k, v in tuning.items() if getattr(settings, k) == defaults[k]})
+
+
 SolutionSink = Callable[[list, list], None]
 """Receives a batch of covers (option arrays) and their orbit shares (0 = not canonical)."""
 
@@ -200,8 +206,6 @@ class Engine(ABC):
 
     def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
         """The settings this engine runs ``cover`` with: its variant's tuning where the caller left the default."""
-        from bench.engines.variants import apply_tuning
-
         return apply_tuning(settings, self.tuning)
 
     def check(self, settings: Settings, limits: Limits | None = None) -> None:

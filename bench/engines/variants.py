@@ -7,8 +7,6 @@ node while 13 pieces remain.
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
-
 from bench.engines.protocol import Settings
 from bench.errors import UsageError
 
@@ -72,8 +70,3 @@ def constraint_variant(settings: Settings) -> str:
         parts.append(f"R{settings.fit_rounds}")
     return "".join("/" + p for p in parts)
 
-
-def apply_tuning(settings: Settings, tuning: dict) -> Settings:
-    """``settings`` with the variant's values wherever the caller left the default."""
-    defaults = {f.name: f.default for f in fields(Settings)}
-    return replace(settings, **{k: v for k, v in tuning.items() if getattr(settings, k) == defaults[k]})

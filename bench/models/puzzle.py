@@ -180,8 +180,13 @@ class Puzzle:
 
     @property
     def rectangle(self) -> bool:
-        """True for a planar box whose every cell is open (no holes, no stationary pieces)."""
-        return self.planar and self.n_open == self.box_cells
+        """True for a rectangle of squares: a planar cubic box whose every cell is open (no holes, no stationary pieces).
+
+        Rows of squares are what FILA's left-to-right fill suits; a full
+        parallelogram of hexagons or triangles is not one (the hexiamonds'
+        6x6 rhombus: ``f`` 2.6 million fits, ``e`` 137,000).
+        """
+        return self.planar and self.lattice.name == "cubic" and self.n_open == self.box_cells
 
     @property
     def spare(self) -> bool:

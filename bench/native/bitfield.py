@@ -23,43 +23,29 @@ from numba.extending import intrinsic, overload
 MASK64 = (1 << 64) - 1
 
 
-@intrinsic
-def _ctz(typingctx, x):
-    """Count trailing zero bits of a non-zero uint64 (one instruction on x86-64)."""
-    if not isinstance(x, types.Integer):
-        return None
+def _bit_count(name: str, doc: str, emit):
+    """An intrinsic ``int64 name(x)``: one LLVM bit-counting instruction, ``emit(builder, value)``, on x as a uint64."""
 
-    def codegen(context, builder, signature, args):
-        value = context.cast(builder, args[0], signature.args[0], types.uint64)
-        return builder.cttz(value, ir.Constant(ir.IntType(1), 1))
+    def typer(typingctx, x):
+        if not isinstance(x, types.Integer):
+            return None
 
-    return types.int64(x), codegen
+        def codegen(context, builder, signature, args):
+            return emit(builder, context.cast(builder, args[0], signature.args[0], types.uint64))
 
+        return types.int64(x), codegen
 
-@intrinsic
-def _clz(typingctx, x):
-    """Count leading zero bits of a non-zero uint64."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        value = context.cast(builder, args[0], signature.args[0], types.uint64)
-        return builder.ctlz(value, ir.Constant(ir.IntType(1), 1))
-
-    return types.int64(x), codegen
+    typer.__name__ = typer.__qualname__ = name
+    typer.__doc__ = doc
+    return intrinsic(typer)
 
 
-@intrinsic
-def _popcount(typingctx, x):
-    """Number of set bits of a uint64."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        value = context.cast(builder, args[0], signature.args[0], types.uint64)
-        return builder.ctpop(value)
-
-    return types.int64(x), codegen
+_NONZERO = ir.Constant(ir.IntType(1), 1)
+_ctz = _bit_count("_ctz", "Count trailing zero bits of a non-zero uint64 (one instruction on x86-64).",
+                  lambda builder, value: builder.cttz(value, _NONZERO))
+_clz = _bit_count("_clz", "Count leading zero bits of a non-zero uint64.",
+                  lambda builder, value: builder.ctlz(value, _NONZERO))
+_popcount = _bit_count("_popcount", "Number of set bits of a uint64.", lambda builder, value: builder.ctpop(value))
 
 
 def _fast_pext() -> bool:

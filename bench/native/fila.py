@@ -46,8 +46,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from numba import njit
 
-from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings
-from bench.engines.variants import CONSTRAINTS, apply_tuning, constraint_variant, parse_tuning
+from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, apply_tuning
+from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import Unsupported, UsageError
 from bench.models.filters import cell_neighbours
 from bench.models.tuning import cheapest_redundancy, filtered_handoff
