@@ -292,6 +292,92 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
         return trace > 0 and left >= trace
 
+    # The steps of FORWARD, named.  Each runs at most once per node, and the closures they call cost their
+    # reference counting only where they work on the whole matrix anyway (the filters) or off the hot path (the
+    # prefix of a split sub-problem).
+
+    def backtracks(level, remaining):
+        # the triggers: the pieces left cannot reach the region's parity, or a region's volume
+        if pb_min > 0 and remaining >= pb_min:
+            idx = par_d[level] + poff
+            if idx < 0 or idx >= par_ok.shape[1] or par_ok[par_s[level], idx] == 0:
+                counters[K_PARITY_BT, remaining] += 1
+                return True
+        if vb_min > 0 and remaining >= vb_min:
+            if volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, mark, stack, counts, reach):
+                counters[K_VOLUME_BT, remaining] += 1
+                return True
+        return False
+
+    def filter_options(level, remaining):
+        # the in-search filters: drop the options that would break the parity, a region's volume or an item's fit
+        if pf_min > 0 and remaining >= pf_min:
+            m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep,
+                                   par_ok, poff, par_d[level], par_s[level], out)
+            drop_filtered(m, level >= base)
+            counters[K_PARITY_FILTER, remaining] += m
+        if vf_min > 0 and remaining >= vf_min:
+            m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
+                                   nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark, out)
+            drop_filtered(m, level >= base)
+            counters[K_VOLUME_FILTER, remaining] += m
+        if ff_min > 0 and remaining >= ff_min:
+            r = 0
+            while fit_rounds == 0 or r < fit_rounds:
+                r += 1
+                m = fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
+                                    dec, tstamp, ostamp, tlist, cfg, out)
+                drop_filtered(m, level >= base)
+                counters[K_FIT_FILTER, remaining] += m
+                if m == 0:
+                    break
+
+    def replay(level):
+        # place the prefix's option at this level: the same state the splitter reached, counted by it already;
+        # False when it does not fit
+        o = force_opt[level]
+        save(2 * level)
+        for q in range(force_ex_ptr[level], force_ex_ptr[level + 1]):
+            drop_option(force_ex[q])
+        x = opt_ptr[o]
+        b = opt_items[x]
+        branch[level] = b
+        mode[level] = 2
+        count[b] += 1
+        if count[b] == lo[b]:
+            unlist(b)
+        if count[b] == hi[b]:
+            close(b, False)
+        else:
+            drop_option(o)
+        if commit(o, x) < 0:
+            uncommit(o, x)
+            if count[b] == lo[b]:
+                relist(b)
+            count[b] -= 1
+            restore(2 * level)
+            return False
+        placed(level, x, o)
+        return True
+
+    def ready_for_handoff():
+        # hand the branch over unless an item is forced (0 or 1 options) or too many cells or shapes are open
+        least = 1 << 30
+        open_cells = 0
+        i = rlink[root]
+        while i != root:
+            degree = size[i] - (lo[i] - count[i]) + 1
+            if degree < least:
+                least = degree
+            if i < n_cells:
+                open_cells += 1
+            i = rlink[i]
+        shapes_left = 0
+        for t in range(n_cells, n_items):
+            if count[t] < hi[t]:
+                shapes_left += 1
+        return least >= 2 and open_cells <= handoff_cells and shapes_left <= handoff_shapes
+
     level = state[S_LEVEL]
     phase = state[S_PHASE]
     nodes_end = state[S_NODES] + node_budget
@@ -317,89 +403,22 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                     break
                 continue
             if checks:
-                if pb_min > 0 and remaining >= pb_min:
-                    idx = par_d[level] + poff
-                    if idx < 0 or idx >= par_ok.shape[1] or par_ok[par_s[level], idx] == 0:
-                        counters[K_PARITY_BT, remaining] += 1
-                        phase = BACKUP
-                        continue
-                if vb_min > 0 and remaining >= vb_min:
-                    if volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, mark, stack, counts,
-                                       reach):
-                        counters[K_VOLUME_BT, remaining] += 1
-                        phase = BACKUP
-                        continue
-                if pf_min > 0 and remaining >= pf_min:
-                    m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep,
-                                           par_ok, poff, par_d[level], par_s[level], out)
-                    drop_filtered(m, level >= base)
-                    counters[K_PARITY_FILTER, remaining] += m
-                if vf_min > 0 and remaining >= vf_min:
-                    m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
-                                           nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark,
-                                           out)
-                    drop_filtered(m, level >= base)
-                    counters[K_VOLUME_FILTER, remaining] += m
-                if ff_min > 0 and remaining >= ff_min:
-                    r = 0
-                    while fit_rounds == 0 or r < fit_rounds:
-                        r += 1
-                        m = fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
-                                            dec, tstamp, ostamp, tlist, cfg, out)
-                        drop_filtered(m, level >= base)
-                        counters[K_FIT_FILTER, remaining] += m
-                        if m == 0:
-                            break
-            if level < base:
-                # replay the prefix: the same state the splitter reached, counted by it already
-                o = force_opt[level]
-                save(2 * level)
-                for q in range(force_ex_ptr[level], force_ex_ptr[level + 1]):
-                    drop_option(force_ex[q])
-                x = opt_ptr[o]
-                b = opt_items[x]
-                branch[level] = b
-                mode[level] = 2
-                count[b] += 1
-                if count[b] == lo[b]:
-                    unlist(b)
-                if count[b] == hi[b]:
-                    close(b, False)
-                else:
-                    drop_option(o)
-                if commit(o, x) < 0:
-                    uncommit(o, x)
-                    if count[b] == lo[b]:
-                        relist(b)
-                    count[b] -= 1
-                    restore(2 * level)
+                if backtracks(level, remaining):
                     phase = BACKUP
                     continue
-                placed(level, x, o)
-                level += 1
+                filter_options(level, remaining)
+            if level < base:
+                if replay(level):
+                    level += 1
+                else:
+                    phase = BACKUP
                 continue
             if (handoff_at > 0 and remaining <= handoff_at and not sample and level >= base
-                    and not (level == 0 and first_item >= 0)):
-                # hand the branch over unless an item is forced (0 or 1 options) or too many cells are open
-                least = 1 << 30
-                open_cells = 0
-                i = rlink[root]
-                while i != root:
-                    degree = size[i] - (lo[i] - count[i]) + 1
-                    if degree < least:
-                        least = degree
-                    if i < n_cells:
-                        open_cells += 1
-                    i = rlink[i]
-                shapes_left = 0
-                for t in range(n_cells, n_items):
-                    if count[t] < hi[t]:
-                        shapes_left += 1
-                if least >= 2 and open_cells <= handoff_cells and shapes_left <= handoff_shapes:
-                    state[S_NODES] -= 1
-                    phase = BACKUP
-                    status = HANDOFF
-                    break
+                    and not (level == 0 and first_item >= 0) and ready_for_handoff()):
+                state[S_NODES] -= 1
+                phase = BACKUP
+                status = HANDOFF
+                break
             if level == 0 and first_item >= 0:
                 b = U(first_item)
             else:
