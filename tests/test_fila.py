@@ -173,17 +173,63 @@ def test_fewest_open_finds_the_holes_with_fewest_open_neighbours(x, y, z, bits, 
     masks = fila_module._words(masks)
     u = np.uint64
     if words == 1:
-        assert bf.fewest_open(h, right, left, masks) == want
+        assert bf.fewest_open(h, right, left, masks, False) == want
         assert _fewest_open(u(h), right, left, masks) == want
+        assert _fewest_open_wide(u(h), right, left, masks) == want
     else:
         two = (h & (2 ** 64 - 1), h >> 64)
-        assert bf.fewest_open(two, right, left, masks) == (want & (2 ** 64 - 1), want >> 64)
+        assert bf.fewest_open(two, right, left, masks, False) == (want & (2 ** 64 - 1), want >> 64)
         assert _fewest_open((u(two[0]), u(two[1])), right, left, masks) == (want & (2 ** 64 - 1), want >> 64)
+        assert _fewest_open_wide((u(two[0]), u(two[1])), right, left, masks) == (want & (2 ** 64 - 1), want >> 64)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([("hexprism", (3, 3, 3)), ("hexprism", (4, 4, 4)), ("hex", (8, 8, 1)), ("triangle", (4, 8, 1)),
+                        ("fcc", (4, 4, 4)), ("fcc", (5, 5, 5)), ("cubic", (4, 4, 4))]),
+       st.integers(0, 2 ** 128 - 1))
+def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
+    from bench.models.lattice import get_lattice
+
+    name, dims = case
+    lattice = get_lattice(name)
+    # FILA numbers the cells by their places in the index grid (fcc's points off the lattice included, never open)
+    grid = lattice.grid_shape(dims)
+    n = int(np.prod(grid))
+    coords = [(x, y, z) for x in range(grid[0]) for y in range(grid[1]) for z in range(grid[2])]
+    valid = lattice.valid(coords)
+    index = {c: i for i, c in enumerate(coords) if valid[i]}
+    ptr, nb = [0], []
+    for c, row in zip(coords, lattice.neighbours(coords)):
+        if c in index:
+            nb.extend(index[tuple(map(int, d))] for d in row if tuple(map(int, d)) in index)
+        ptr.append(len(nb))
+    ptr, nb = np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
+    words = 1 if n <= 64 else 2
+    right, left, masks = fila_module.neighbour_directions(ptr, nb, words)
+    # a prism's 8 directions and a sphere's 12 are more than three bit planes count
+    assert len(right) == {"hexprism": 8, "hex": 6, "triangle": 4, "fcc": 12, "cubic": 6}[name]
+    h = bits & sum(1 << i for i in index.values())
+    open_nbrs = {c: sum(1 for d in nb[ptr[c]:ptr[c + 1]] if h >> int(d) & 1) for c in range(n) if h >> c & 1}
+    least = min(open_nbrs.values(), default=0)
+    want = sum(1 << c for c, k in open_nbrs.items() if k == least)
+    masks = fila_module._words(masks)
+    # FILA counts with three planes up to 7 directions and with four beyond
+    count = _fewest_open_wide if len(right) > 7 else _fewest_open
+    if words == 1:
+        assert count(np.uint64(h), right, left, masks) == want
+    else:
+        assert count((np.uint64(h & (2 ** 64 - 1)), np.uint64(h >> 64)), right, left, masks) == (
+            want & (2 ** 64 - 1), want >> 64)
 
 
 @njit
 def _fewest_open(h, right, left, masks):
-    return bf.fewest_open(h, right, left, masks)
+    return bf.fewest_open(h, right, left, masks, False)
+
+
+@njit
+def _fewest_open_wide(h, right, left, masks):
+    return bf.fewest_open(h, right, left, masks, True)
 
 
 def test_no_handoff_while_more_than_128_cells_are_open():

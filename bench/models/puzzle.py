@@ -202,6 +202,21 @@ class Puzzle:
         _, Y, Z = self.grid_dims
         return (coords[..., 0] * Y + coords[..., 1]) * Z + coords[..., 2]
 
+    @cached_property
+    def open_grid(self) -> np.ndarray:
+        """Grid numbers of the open cells, by open-cell number.
+
+        In the box's index grid a lattice's neighbours are fixed shifts apart
+        (FILA counts open neighbours with shifts); the fcc grid numbers the
+        points off the lattice too, which are never open.
+        """
+        return _readonly(self._flat_index(self.open_coords).astype(np.int32))
+
+    @property
+    def grid_cells(self) -> int:
+        """Points of the box's index grid (the box cells, and in fcc the points off the lattice)."""
+        return int(np.prod(self.grid_dims))
+
     def box_index(self, coords: np.ndarray) -> np.ndarray:
         """Box cell numbers of coordinate rows (which must lie in the box's grid); -1 off the lattice."""
         return self.grid_to_box[self._flat_index(np.asarray(coords, dtype=np.int64))]

@@ -184,8 +184,10 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
         # winner's fitting entries stay in its half of the level's buffer
         m = h
         if kd == ESTIMATE:
-            if n_dirs > 0:
-                m = fewest_open(h, dright, dleft, dmask)
+            if n_dirs > 7:
+                m = fewest_open(h, dright, dleft, dmask, True)
+            elif n_dirs > 0:
+                m = fewest_open(h, dright, dleft, dmask, False)
             else:
                 hh = h
                 least = 1 << 30
@@ -494,7 +496,7 @@ def neighbour_masks(nb_ptr, nb, n_words):
     return out
 
 
-MAX_DIRECTIONS = 7
+MAX_DIRECTIONS = 15
 
 
 @njit(cache=True)
@@ -637,7 +639,7 @@ class Plan:
     ``kind[p]`` and ``fam[p]`` are the selection kind and the list family for
     p remaining pieces; family 0 is unordered (``e``, ``s``), family f > 0
     has cell ranks ``rank[f]`` over the cover's cells.  ``box_of`` places
-    the cover's cells in the puzzle's box of ``n_box`` cells.
+    the cover's cells in the puzzle's index grid of ``n_box`` points.
     """
 
     kind: np.ndarray
@@ -676,8 +678,8 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
         kind[p] = FIRST if name == "f" else ORDER
     nb_ptr, nb = cell_neighbours(cover.puzzle)
     puzzle = cover.puzzle
-    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, puzzle.open_box,
-                int(puzzle.box_cells), handoff_at, nof)
+    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, puzzle.open_grid,
+                puzzle.grid_cells, handoff_at, nof)
 
 
 # -- one hand-off -------------------------------------------------------------------------------
