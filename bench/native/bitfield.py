@@ -378,34 +378,30 @@ def _fewest_open(h, right, left, masks, wide):
         return None
     # a constant, so the fourth plane's steps are compiled out where they are not wanted
     four = wide.literal_value
+
+    @njit(inline="always")
+    def add(b0, b1, b2, b3, x):
+        # add the bits of x to the counts sliced over b3 b2 b1 b0 (without a fourth plane b2 saturates: 4 or more)
+        t = b0 & x
+        b0 ^= x
+        if four:
+            u = b1 & t
+            b1 ^= t
+            b3 |= b2 & u
+            b2 ^= u
+        else:
+            b2 |= b1 & t
+            b1 ^= t
+        return b0, b1, b2, b3
+
     if _two(h):
         def impl(h, right, left, masks, wide):
             z = np.uint64(0)
             a0 = a1 = a2 = a3 = c0 = c1 = c2 = c3 = z
             for i in range(right.shape[0]):
                 lo, hi = _shift2(h[0], h[1], np.uint64(right[i]), np.uint64(left[i]))
-                x = lo & masks[i, 0]
-                y = hi & masks[i, 1]
-                t = a0 & x
-                a0 ^= x
-                if four:
-                    u = a1 & t
-                    a1 ^= t
-                    a3 |= a2 & u
-                    a2 ^= u
-                else:
-                    a2 |= a1 & t
-                    a1 ^= t
-                t = c0 & y
-                c0 ^= y
-                if four:
-                    u = c1 & t
-                    c1 ^= t
-                    c3 |= c2 & u
-                    c2 ^= u
-                else:
-                    c2 |= c1 & t
-                    c1 ^= t
+                a0, a1, a2, a3 = add(a0, a1, a2, a3, lo & masks[i, 0])
+                c0, c1, c2, c3 = add(c0, c1, c2, c3, hi & masks[i, 1])
             # the least count over both words decides, so the planes span both
             m0, m1 = h[0], h[1]
             t0, t1 = m0 & ~a3, m1 & ~c3
@@ -427,17 +423,7 @@ def _fewest_open(h, right, left, masks, wide):
         z = np.uint64(0)
         b0 = b1 = b2 = b3 = z
         for i in range(right.shape[0]):
-            x = ((h >> np.uint64(right[i])) << np.uint64(left[i])) & masks[i]
-            t = b0 & x
-            b0 ^= x
-            if four:
-                u = b1 & t
-                b1 ^= t
-                b3 |= b2 & u
-                b2 ^= u
-            else:
-                b2 |= b1 & t
-                b1 ^= t
+            b0, b1, b2, b3 = add(b0, b1, b2, b3, ((h >> np.uint64(right[i])) << np.uint64(left[i])) & masks[i])
         return _least(h, b0, b1, b2, b3)
     return impl1
 
