@@ -20,6 +20,7 @@ from bench.models.filters import apply_one_shot
 from bench.native import bitfield as bf
 from bench.native.dlx import DlxEngine
 from bench.native import fila as fila_module
+from bench.native import fila_lists
 from bench.native.fila import FilaEngine, default_order
 from conftest import DATA, DEFS
 from strategies import tiled_puzzles
@@ -165,12 +166,12 @@ def test_fewest_open_finds_the_holes_with_fewest_open_neighbours(x, y, z, bits, 
     words = 2 if wide or n > 64 else 1
     h = bits & ((1 << n) - 1)
     ptr, nb = _box_neighbours(x, y, z)
-    right, left, masks = fila_module.neighbour_directions(ptr, nb, words)
+    right, left, masks = fila_lists.neighbour_directions(ptr, nb, words)
     assert len(right) == 2 * sum(d > 1 for d in (x, y, z))
     open_nbrs = {c: sum(1 for d in nb[ptr[c]:ptr[c + 1]] if h >> int(d) & 1) for c in range(n) if h >> c & 1}
     least = min(open_nbrs.values(), default=0)
     want = sum(1 << c for c, k in open_nbrs.items() if k == least)
-    masks = fila_module._words(masks)
+    masks = fila_lists.words(masks)
     u = np.uint64
     if words == 1:
         assert bf.fewest_open(h, right, left, masks, False) == want
@@ -205,14 +206,14 @@ def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
         ptr.append(len(nb))
     ptr, nb = np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
     words = 1 if n <= 64 else 2
-    right, left, masks = fila_module.neighbour_directions(ptr, nb, words)
+    right, left, masks = fila_lists.neighbour_directions(ptr, nb, words)
     # a prism's 8 directions and a sphere's 12 are more than three bit planes count
     assert len(right) == {"hexprism": 8, "hex": 6, "triangle": 4, "fcc": 12, "cubic": 6}[name]
     h = bits & sum(1 << i for i in index.values())
     open_nbrs = {c: sum(1 for d in nb[ptr[c]:ptr[c + 1]] if h >> int(d) & 1) for c in range(n) if h >> c & 1}
     least = min(open_nbrs.values(), default=0)
     want = sum(1 << c for c, k in open_nbrs.items() if k == least)
-    masks = fila_module._words(masks)
+    masks = fila_lists.words(masks)
     # FILA counts with three planes up to 7 directions and with four beyond
     count = _fewest_open_wide if len(right) > 7 else _fewest_open
     if words == 1:

@@ -7,7 +7,7 @@ from numba.core import caching
 
 from bench import kernel_cache
 from bench.models import symmetry
-from bench.native import bitfield, fila
+from bench.native import bitfield, fila_kernel
 
 
 def _package(root, files):
@@ -36,8 +36,8 @@ def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
 
 def test_package_kernels_are_cached_under_the_package_digest():
     sources = {p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.kernel_sources()}
-    assert {"native/bitfield.py", "native/sparse_sets.py", "native/fila.py", "models/symmetry.py"} <= sources
-    for dispatcher in (fila.fila_search, symmetry.classify_cover, bitfield.gather_rows):
+    assert {"native/bitfield.py", "native/sparse_sets.py", "native/fila_kernel.py", "native/fila_lists.py", "models/symmetry.py"} <= sources
+    for dispatcher in (fila_kernel.fila_search, symmetry.classify_cover, bitfield.gather_rows):
         locator = dispatcher._cache._impl.locator
         assert isinstance(locator, kernel_cache._PackageStamp)
         assert locator.get_source_stamp()[1] == kernel_cache.kernel_digest()
