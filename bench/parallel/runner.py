@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bench import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
 from bench.native.search import piece_count
@@ -112,6 +113,9 @@ def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tup
     """Sub-problems (at least ``parts`` when the tree allows), the splitter's counters and the split depth."""
     n_pieces = piece_count(cover)
     deepest = max(n_pieces - 1, 1)
+    if depth is not None and depth > deepest:
+        raise UsageError(f"--split-depth {depth}: this search has {n_pieces} pieces, so it splits at most "
+                         f"{deepest} levels deep")
     d = depth or 1
     top = split(cover, settings, d)
     while depth is None and len(top.subproblems) < parts and d < deepest:
@@ -282,6 +286,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     payload = (cover, engine, settings)
     report: dict = {}
     solve_start = time.perf_counter()
+    outcomes = None
     try:
         if client is not None:
             outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
@@ -290,6 +295,10 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         for sub, outcome in outcomes:
             if isinstance(outcome, BaseException):
                 errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
+                continue
+            if outcome["status"] != Status.SOLVED.value:
+                # partial counts of a sub-problem are never journaled: a resume would take them as final
+                errors[sub.ident] = outcome["status"]
                 continue
             record = {"id": sub.ident, **outcome}
             if journal is not None:
@@ -304,6 +313,9 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             outcomes.close()
     except KeyboardInterrupt:
         status = Status.INTERRUPTED
+        signals.note_interrupt()
+        if outcomes is not None:
+            outcomes.close()
     finally:
         progress.close()
         if journal is not None:
