@@ -92,6 +92,23 @@ def polled():
         _requests.polling -= 1
 
 
+@contextlib.contextmanager
+def deferred():
+    """Hold this module's signals back while the caller writes: a write to a pipe that a handler interrupts
+    loses the rest of its data without a word (CPython's buffered writer), so solutions are written whole
+    and the signal is handled right after.  Where signals cannot be blocked (Windows) this does nothing.
+    """
+    mask = {*STOP_SIGNALS, STATUS_SIGNAL, TRACE_SIGNAL} - {None}
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, mask)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def stop_requested() -> int | None:
     """The signal that asked to stop (None when none did)."""
     return _requests.stop

@@ -297,7 +297,7 @@ def run(args) -> int:
             if args.info and not args.json:
                 print("\n".join(header_lines(started)))
                 print("\n".join(f"{k}={escape(v)}" for k, v in config.items()))
-                print("\n".join(format_facts(facts)))
+                print("\n".join(format_facts(facts)), flush=True)
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0)
             tracer = _Tracer(cover) if not args.json else None
             if reasons and not args.no_static_check:
@@ -381,7 +381,9 @@ class _SolutionPrinter:
             out.append(f"# --- SOLUTION {self.printed} ---")
             out.extend(render(self.cover, options, self.form, self.piece_form, self.partial))
         if out:
-            sys.stdout.write("\n".join(out) + "\n")
+            with signals.deferred():
+                sys.stdout.write("\n".join(out) + "\n")
+                sys.stdout.flush()
 
 
 class _Tracer:
@@ -395,5 +397,7 @@ class _Tracer:
         self.count += 1
         grid = self.cover.grid(options, partial=True)
         lines = [f"TRACE {self.count}:"] + layout_lines(grid, self.cover.puzzle.lattice) + ["END TRACE"]
-        sys.stdout.write("\n".join(lines) + "\n")
+        with signals.deferred():
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
 
