@@ -161,3 +161,36 @@ def test_a_journal_needs_a_split(capsys, tmp_path):
     err = capsys.readouterr().err
     assert len(journal.read_text().splitlines()) > 2
     assert err.count("9356 covers, 2339 unique, 9356 total") == 2
+
+
+def children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_split_solve_stops_on_sigterm_and_sighup_with_a_resume_hint_and_no_worker_left(tmp_path, signum):
+    journal = tmp_path / "j.jsonl"
+    proc = start_solve("-q", "-w", "2", "--journal", str(journal), str(SLOW_SEARCH))
+    deadline = time.monotonic() + 120
+    while not journal.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)
+    workers = children(proc.pid)
+    assert workers
+    proc.send_signal(signum)
+    out, err = finish(proc)
+    assert proc.returncode == 128 + signum
+    assert f"{signal.Signals(signum).name} stopped the search; the counts are partial" in err
+    assert f"resume with --resume (journal {journal})" in err and "Traceback" not in err
+    time.sleep(2)
+    assert not [pid for pid in workers if alive(pid)]

@@ -153,9 +153,7 @@ class Search:
                         status = Status.LIMIT
                         break
                     if code == TRACE and self.on_trace is not None:
-                        kind = "place" if self.state[S_TRACE_KIND] == 1 else "remove"
-                        level = int(self.state[S_LEVEL])
-                        self.on_trace(kind, self.chosen[:level].copy())
+                        self.on_trace(*self.trace_event())
                     if code == PAUSED:
                         # aim for slices of about 20 ms so limits and signals are honoured promptly
                         budget = int(min(max(budget * (0.02 / max(elapsed, 1e-6)), 1 << 10), 1 << 26))
@@ -172,6 +170,13 @@ class Search:
         self._drain()
         return status
 
+    def trace_event(self) -> tuple[str, np.ndarray]:
+        """The trace event the last slice stopped at (the sub-search's when it ran): its kind and the options placed."""
+        if self.sub is not None:
+            return self.sub.trace_event()
+        kind = "place" if self.state[S_TRACE_KIND] == 1 else "remove"
+        return kind, self.chosen[: int(self.state[S_LEVEL])].copy()
+
     def status_lines(self, seconds: float) -> list[str]:
         """What SIGUSR1 prints: the counts and counters so far, as ``KEY=value`` lines."""
         state = self.state
@@ -186,12 +191,12 @@ class Search:
     def toggle_trace(self) -> None:
         """SIGUSR2: trace every placement and removal from now on, or stop tracing.
 
-        Only the sparse-set kernel traces, and only with a tracer to print
-        to; otherwise the signal is answered with why.
+        The sparse-set kernel and FILA trace, given a tracer to print to;
+        otherwise the signal is answered with why.
         """
-        if type(self)._slice is not Search._slice or self.on_trace is None or self.handoff is not None:
-            signals.write_status(["# trace (SIGUSR2): this search cannot trace; -t selects the kernel that can "
-                                  "(dlx with the sparse-set kernel)"])
+        if type(self)._slice is not Search._slice or self.on_trace is None:
+            signals.write_status(["# trace (SIGUSR2): this search cannot trace; -t selects the DLX kernel that "
+                                  "can (sparse sets), and FILA traces too"])
             return
         self.trace = 0 if self.trace else (self.settings.trace or 1)
 
