@@ -194,3 +194,17 @@ def test_a_split_solve_stops_on_sigterm_and_sighup_with_a_resume_hint_and_no_wor
     assert f"resume with --resume (journal {journal})" in err and "Traceback" not in err
     time.sleep(2)
     assert not [pid for pid in workers if alive(pid)]
+
+
+def test_sigusr1_in_a_split_run_prints_the_counts_of_the_finished_sub_problems(tmp_path):
+    journal = tmp_path / "j.jsonl"
+    proc = start_solve("-q", "-w", "2", "--journal", str(journal), "-e", "fila", str(DEFS / "tetriscube.txt"))
+    deadline = time.monotonic() + 120
+    while not journal.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGUSR1)
+    status = wait_for_line(proc.stderr, r"^TOTAL=")
+    proc.send_signal(signal.SIGTERM)
+    finish(proc)
+    assert "STATUS=running\n" in status and any(line.startswith("SUBPROBLEMS_DONE=") for line in status)
+    assert proc.returncode == 143

@@ -29,10 +29,7 @@ import argparse
 import os
 import sys
 
-from bench import __version__
-from bench import signals
-from bench.cli import estimate, info, report, run, solve, syntax
-from bench.cli.facts import escape
+from bench import __version__, signals
 from bench.errors import BenchError, UsageError
 
 
@@ -40,11 +37,19 @@ class Parser(argparse.ArgumentParser):
     """argparse with one line per error, ``bench solve: error: ...`` with a pointer to ``--help``: a :class:`UsageError`."""
 
     def error(self, message: str):
+        from bench.cli.facts import escape
+
         raise UsageError(f"{self.prog}: error: {escape(message)} (see {self.prog} --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``bench`` command."""
+    """The argument parser of the ``bench`` command.
+
+    The commands' modules (and the numba kernels they import) are imported
+    here, so that :func:`main` has its signal handlers in place first.
+    """
+    from bench.cli import estimate, info, report, run, solve
+
     parser = Parser(prog="bench", description="Exact-cover tiling puzzles: one matrix, many engines, counts that agree.")
     parser.add_argument("--version", action="version", version=f"bench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -59,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def polycube_syntax(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``argv`` with the subcommand's ``--conf`` files read and its optional values made explicit (:mod:`bench.cli.syntax`)."""
+    from bench.cli import syntax
+
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     for k, word in enumerate(argv):
         if word in commands:
@@ -72,10 +79,10 @@ def polycube_syntax(parser: argparse.ArgumentParser, argv: list[str]) -> list[st
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bench`` console script; returns the exit status (see :mod:`bench.cli.outcome`)."""
-    parser = build_parser()
     argv = sys.argv[1:] if argv is None else list(argv)
     with signals.handled():
         try:
+            parser = build_parser()
             args = parser.parse_args(polycube_syntax(parser, argv))
             return args.func(args)
         except BenchError as exc:

@@ -222,6 +222,15 @@ def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, ke
         queue.close()
 
 
+def status_lines(finished, n_subproblems: int, seconds: float) -> list[str]:
+    """What SIGUSR1 prints during a split run (at the next finished sub-problem): the counts so far."""
+    finished = list(finished)
+    return ["# status so far (SIGUSR1)", "STATUS=running", f"ELAPSED_SECONDS={seconds:.3f}",
+            f"SUBPROBLEMS_DONE={len(finished)}", f"SUBPROBLEMS={n_subproblems}",
+            f"SOLUTIONS={sum(r['covers'] for r in finished)}",
+            f"UNIQUE={sum(r['unique'] or 0 for r in finished)}", f"TOTAL={sum(r['total'] or 0 for r in finished)}"]
+
+
 def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None) -> Result:
     """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster."""
     reason = splittable(engine, settings, limits)
@@ -305,6 +314,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                 journal.record(record)
             done[sub.ident] = record
             progress.advance(sub.ident)
+            if signals.status_requested():
+                signals.write_status(status_lines(done.values(), len(subs), time.perf_counter() - solve_start))
             if limits is not None and limits.time_limit is not None and \
                     time.perf_counter() - solve_start >= limits.time_limit:
                 status = Status.TIMEOUT
