@@ -7,6 +7,7 @@ before the search).
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
@@ -208,3 +209,20 @@ def test_sigusr1_in_a_split_run_prints_the_counts_of_the_finished_sub_problems(t
     finish(proc)
     assert "STATUS=running\n" in status and any(line.startswith("SUBPROBLEMS_DONE=") for line in status)
     assert proc.returncode == 143
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_bench_run_stops_on_sigterm_and_sighup_keeping_the_finished_puzzles(tmp_path, signum):
+    out_file = tmp_path / "run.json"
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", "-e", "dlx", "--timeout", "120", "--output-file",
+                             str(out_file), str(DEFS / "pentominoes_20x3.txt"), str(SLOW_SEARCH)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_line(proc.stderr, r"pentominoes_1s_18x5.txt: \d+ options")
+    time.sleep(1)
+    proc.send_signal(signum)
+    out, err = finish(proc)
+    assert proc.returncode == 128 + signum
+    assert f"stopped by {signal.Signals(signum).name}; the finished puzzles are kept" in err
+    rows = json.loads(out_file.read_text())["rows"]
+    assert [(r["puzzle"].split("/")[-1], r["status"], r["covers"]) for r in rows][:1] == \
+        [("pentominoes_20x3.txt", "solved", 2)]

@@ -17,6 +17,7 @@ import time
 
 from dataclasses import replace
 
+from bench.cli.facts import escape
 from bench.cli.inputs import definition_files, load_puzzles
 from bench.cli.options import add_filter_arguments, add_redundancy_arguments, in_search_settings, request_from
 from bench.cli.values import definition_path, integer, word
@@ -73,7 +74,7 @@ def run(args) -> int:
             doc = summary(puzzle.name, estimates, seconds, true)
             documents.append(doc)
             if not args.json:
-                print("\n".join(f"{k}={v}" for k, v in doc.items()))
+                print("\n".join(f"{k}={escape(v)}" for k, v in doc.items()))
     if args.json:
         print(json.dumps(documents, indent=2))
     for message in errors:

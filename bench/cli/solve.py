@@ -246,7 +246,7 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
     for key, value in stats.get("parallel", {}).items():
-        lines.append(f"PARALLEL_{key.upper()}={value}")
+        lines.append(f"PARALLEL_{key.upper()}={escape(value)}")
     lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
