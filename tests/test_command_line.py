@@ -246,7 +246,8 @@ BAD = [
     (["run", "--output-file", "defs", P20], "--results: is a directory, expected a file: defs"),
     (["run", "--output-file", "", P20], "--results: expected a file name"),
     (["run", "-V", "5", P20], "bench run applies --volume-filter once"),
-    (["run", "-r", "", P20], "--redundancyFilter: expected a piece name"),
+    (["run", "-r=", P20], "--redundancyFilter: expected a piece name"),
+    (["run", "-r", "", P20], "got an empty name"),
     (["run", "-w", "0", P20], "--workers: expected a number of processes"),
     (["run", "--cluster", "garbage", P20], "--cluster: expected a scheduler address"),
     (["run", "--split-depth", "0", P20], "--split-depth: expected a number of levels"),
@@ -262,7 +263,8 @@ BAD = [
     (["estimate", "-V", "-5", P20], "--volumeFilter: expected a count of pieces"),
     (["estimate", "missing.txt"], "no such file or directory: missing.txt"),
     # bench info and check
-    (["info", "-r", "", P20], "--redundancyFilter: expected a piece name"),
+    (["info", "-r=", P20], "--redundancyFilter: expected a piece name"),
+    (["info", "-r", "", P20], "got an empty name"),
     (["info", "missing.txt"], "no such file or directory: missing.txt"),
     (["check", ""], "got an empty name"),
     (["check", "no/such/dir"], "no such file or directory: no/such/dir"),
@@ -294,3 +296,13 @@ def test_an_empty_directory_is_an_error(capsys, tmp_path):
     for command in ("solve", "run", "check"):
         assert main([command, str(tmp_path)]) == 2
         assert f"{tmp_path}: no definition files (*.txt) in this directory" in capsys.readouterr().err
+
+
+def test_r_means_the_same_in_every_command(capsys):
+    for command in ("info", "estimate", "run --no-save -e dlx"):
+        assert main([*command.split(), "-r", P20]) == 0, command
+    capsys.readouterr()
+    assert main(["info", "-r", ".", P20]) == 0
+    assert "REDUNDANCY_FILTER=.\n" in capsys.readouterr().out
+    assert main(["info", "-r", P20]) == 0
+    assert "REDUNDANCY_FILTER=V\n" in capsys.readouterr().out

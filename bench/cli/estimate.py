@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
                        description=__doc__.split("\n\n")[0])
     p.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
                    help="definition files or directories; - reads standard input")
-    add_redundancy_arguments(p, optional_value=True, default=None)
+    add_redundancy_arguments(p, default=None)
     add_filter_arguments(p)
     p.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
                    help="ordering heuristics, as in bench solve (default s)")

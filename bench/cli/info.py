@@ -22,7 +22,7 @@ def add_parsers(sub) -> None:
     info = sub.add_parser("info", help="print puzzle facts as KEY=value lines (polycube -i, before the search)")
     info.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
                       help="definition files or directories; - reads standard input")
-    add_redundancy_arguments(info, optional_value=False, default="#")
+    add_redundancy_arguments(info, default="#")
     info.add_argument("--json", action="store_true", help="print one JSON list instead of KEY=value lines")
     info.set_defaults(func=cmd_info)
 

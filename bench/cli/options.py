@@ -22,19 +22,18 @@ from bench.prepare import Request, redundancy_argument
 JOURNAL_DIR = Path("results") / "journals"
 
 
-def add_redundancy_arguments(parser, optional_value: bool, default: str | None) -> None:
-    """``-r PIECE`` and ``--redundancy-method`` (``parser`` may be an argument group).
+def add_redundancy_arguments(parser, default: str | None) -> None:
+    """``-r [PIECE]`` and ``--redundancy-method`` (``parser`` may be an argument group).
 
-    With ``optional_value`` (``bench solve``, ``bench estimate``) ``-r``
-    alone turns the filter on, and the next word is its piece only when it
-    cannot be a definition file (:mod:`bench.cli.syntax`); elsewhere it
-    always takes a value.
+    ``-r`` alone picks a piece (``#``), as in polycube; the next word is its
+    piece only when it cannot be a definition file (:mod:`bench.cli.syntax`).
+    ``default`` applies without ``-r`` (None: off, or the engine's choice
+    for an untuned fila run).
     """
-    kwargs = ({"action": OptionalValue, "implicit": "#", "accepts": piece_word, "metavar": "[PIECE]"}
-              if optional_value else {"default": default, "metavar": "PIECE"})
-    parser.add_argument("-r", "--redundancy", "--redundancyFilter", type=word("a piece name, # or ."), **kwargs,
+    parser.add_argument("-r", "--redundancy", "--redundancyFilter", action=OptionalValue, implicit="#",
+                        accepts=piece_word, type=word("a piece name, # or ."), default=default, metavar="[PIECE]",
                         help="rotational-redundancy filter: # picks a piece, . turns it off, or a piece name "
-                             f"(default {default or '.'}{', except for an untuned fila run' if optional_value else ''})")
+                             f"(default {default or '., except for an untuned fila run'})")
     parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
                         help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
                              "(the smallest image of each orbit)")

@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
                    help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
-    add_redundancy_arguments(p, optional_value=False, default="#")
+    add_redundancy_arguments(p, default="#")
     add_filter_arguments(p, in_search=False)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")

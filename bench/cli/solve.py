@@ -90,7 +90,7 @@ def add_parser(sub) -> None:
 
     filters = _group(p, "filters", "Filters and backtrack triggers (polycube's -r -R -V -P -F -p -v); none changes "
                                    "a count.", "filters")
-    add_redundancy_arguments(filters, optional_value=True, default=None)
+    add_redundancy_arguments(filters, default=None)
     filters.add_argument("-R", "--redundancy-first", "--redundancyFilterFirst", action=Switch,
                          help="branch on the redundancy piece first")
     add_filter_arguments(filters)
