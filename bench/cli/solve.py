@@ -57,7 +57,8 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON document instead of solutions and KEY=value lines")
     add_parallel_arguments(p)
     p.add_argument("--journal", type=Path, metavar="FILE",
-                   help="checkpoint journal of a split run (default results/journals/PUZZLE-ENGINE-KEY.jsonl)")
+                   help="checkpoint journal of a split run (default: the user's cache directory, "
+                        "e.g. ~/.cache/polyform-bench/journals/PUZZLE-ENGINE-KEY.jsonl)")
     p.add_argument("--resume", action="store_true",
                    help="continue the split run whose journal matches this puzzle, engine and settings")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -112,7 +113,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
         "parityBacktrack": settings.parity_backtrack,
         "volumeBacktrack": settings.volume_backtrack,
         "redundancyFilterFirst": int(args.redundancy_first),
-        "redundancyMethod": args.redundancy_method,
+        "redundancyMethod": prepared.request.redundancy_method or "orientation",
         "trace": settings.trace,
         "unique": int(args.unique),
         "maxSolutions": args.max_solutions or 0,
@@ -183,7 +184,7 @@ def run(args) -> int:
     form, piece_form = parse_format(args.output)
     engine = get_engine(engine_name(args))
     if not engine.available():
-        raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
+        raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
