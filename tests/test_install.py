@@ -88,3 +88,20 @@ def test_solve_api_refuses_what_it_cannot_do():
         bench.solve(DEFS / "hexominoes_rectangles.txt")
     with pytest.raises(bench.BenchError):
         bench.solve(DEFS / "dominoes_4x4.txt", engine="nonesuch")
+
+
+def test_json_can_carry_the_solutions(capsys):
+    assert main(["solve", "--json", "--solutions", "-r", "#", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    [doc] = json.loads(capsys.readouterr().out)
+    assert doc["result"]["covers"] == 2 and len(doc["solutions"]) == 2
+    for solution in doc["solutions"]:
+        assert solution["unique"] is True
+        cells = sorted(tuple(c) for piece in solution["pieces"] for c in piece["cells"])
+        assert cells == sorted((x, y, 0) for x in range(20) for y in range(3))
+        assert sorted(p["piece"] for p in solution["pieces"]) == list("FILNPTUVWXYZ")
+    assert main(["solve", "--json", "-u", "--solutions", str(DEFS / "dominoes_4x4.txt")]) == 0
+    [doc] = json.loads(capsys.readouterr().out)
+    assert doc["result"]["unique"] == 9 and len(doc["solutions"]) == 9
+    assert main(["solve", "--json", str(DEFS / "dominoes_4x4.txt")]) == 0
+    assert "solutions" not in json.loads(capsys.readouterr().out)[0]
+    assert main(["solve", "--solutions", str(DEFS / "dominoes_4x4.txt")]) == 2
