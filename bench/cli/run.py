@@ -20,23 +20,26 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench import signals
+from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles
 from bench.cli.options import (add_filter_arguments, add_moved_o, add_parallel_arguments, add_redundancy_arguments,
                                engine_list, parallel_options, request_from)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.comparison import results
+from bench.comparison.progress import RunProgress, say
 from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import validate
-from bench.engines import get_engine
+from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import expected_for
 from bench.prepare import prepare
 
-DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
+DEFAULT_ENGINES = ",".join(ENGINES)
+"""Every registered engine: one whose library is missing reports how to install it and the run goes on."""
 
 
 def add_parser(sub) -> None:
@@ -45,15 +48,16 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Every engine on the same matrix, counts cross-validated, results stored.",
                        epilog=f"engines: {engine_list()}\n\nexamples:\n"
-                              "  bench run --skip-slow --timeout 30 defs/\n"
+                              "  bench run                                  # every engine, the bundled quick puzzles\n"
                               "  bench run -e dlx,fila,xcover --rounds 3 defs/pentominoes_10x6.txt\n"
                               "  bench run -e fila:f11/of=11/n0,fila:f11/of=11/n,dlx -V defs/pentominoes_10x6.txt"
                               "\n\n" + EXIT_STATUS_HELP)
-    p.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
-                   help="definition files or directories (searched for *.txt)")
+    p.add_argument("paths", nargs="*", type=definition_path, metavar="PATH",
+                   help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
+                        "(every bundled definition not marked slow)")
     p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
-                   help=f"engines, each NAME[:VARIANT] (default {DEFAULT_ENGINES}; all of them are listed below)")
-    p.add_argument("--timeout", type=seconds, default=60.0, metavar="S", help="seconds per engine and puzzle (default 60)")
+                   help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+    p.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
                    help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
@@ -85,6 +89,8 @@ def parse_engines(text: str) -> list[str]:
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     specs = parse_engines(args.engine)
+    if not args.paths:
+        args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
@@ -106,28 +112,36 @@ def cmd_run(args) -> int:
     compile_seconds = warm_up(specs)
     errors: list[str] = []
     interrupted = False
+    files = definition_files(args.paths)
+    progress = RunProgress(len(files), len(specs) * args.rounds)
     try:
-        for file in definition_files(args.paths):
-            for puzzle, parse_seconds in load_puzzles(file, errors):
+        for file in files:
+            puzzles = list(load_puzzles(file, errors))
+            progress.more_puzzles(len(puzzles) - 1)
+            for puzzle, parse_seconds in puzzles:
+                progress.puzzle(puzzle.name)
                 try:
                     expected = expected_for(puzzle)
                     if args.skip_slow and expected is not None and expected.slow:
+                        progress.done(len(specs) * args.rounds)
                         continue
                     prepared = prepare(puzzle, request)
                 except BenchError as exc:
                     errors.append(f"{puzzle.name}: {exc}")
+                    progress.done(len(specs) * args.rounds)
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
                 entry["filters"] = prepared.filters
                 document["puzzles"].append(entry)
-                print(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items", file=sys.stderr, flush=True)
+                say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
                 reasons = [] if args.no_static_check else unsolvable_reasons(cover)
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
+                    progress.done(len(specs) * args.rounds)
                 else:
                     rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout, compile_seconds,
-                                        parallel)
+                                        parallel, progress)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if path is not None:
@@ -135,6 +149,7 @@ def cmd_run(args) -> int:
     except KeyboardInterrupt:
         interrupted = True
         stop = signals.note_interrupt()
+    progress.close()
     print(render_run(document))
     for message in errors:
         print(message, file=sys.stderr)

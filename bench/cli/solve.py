@@ -14,16 +14,19 @@ import json
 import sys
 import time
 
+import numpy as np
+
+from bench import __version__, signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles
-from bench import __version__, signals
 from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
                                in_search_settings, parallel_options, request_from, sample_spec)
 from bench.cli.outcome import EXIT_STATUS_HELP, count_line, exit_status, reached_max_solutions, warning
+from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.polycube_info import footer_lines, header_lines
+from bench.cli.progress import SolveProgress, watching
 from bench.cli.syntax import OptionalValue, Switch
 from bench.cli.values import definition_path, integer, output_file, seconds, word
-from bench.cli.output import layout_lines, parse_format, render
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.errors import BenchError, UsageError
 from bench.models.diagnose import unsolvable_reasons
@@ -116,6 +119,9 @@ def add_parser(sub) -> None:
                         default=0, metavar="[K]", help="show the puzzle after placements and removals (polycube -t)")
     output.add_argument("--json", action="store_true",
                         help="print one JSON document instead of solutions and KEY=value lines")
+    output.add_argument("--solutions", action="store_true",
+                        help="with --json, include the solutions found (with -u the unique ones) as piece placements; "
+                             "bound them with --max-solutions")
     output.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on standard error (default: on a terminal, once a run lasts 2 s)")
 
@@ -132,8 +138,8 @@ def add_parser(sub) -> None:
                       "parallel")
     add_parallel_arguments(parallel)
     parallel.add_argument("--journal", type=output_file, metavar="FILE",
-                          help="checkpoint journal of a split run (default results/journals/PUZZLE-ENGINE-KEY.jsonl); "
-                               "asks for a split")
+                          help="checkpoint journal of a split run (default: the user's cache directory, e.g. "
+                               "~/.cache/polyform-bench/journals/PUZZLE-ENGINE-KEY.jsonl); asks for a split")
     parallel.add_argument("--resume", action="store_true",
                           help="continue the split run whose journal matches this puzzle, engine and settings")
     p.set_defaults(func=run)
@@ -189,7 +195,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
         "parityBacktrack": settings.parity_backtrack,
         "volumeBacktrack": settings.volume_backtrack,
         "redundancyFilterFirst": int(args.redundancy_first),
-        "redundancyMethod": args.redundancy_method,
+        "redundancyMethod": prepared.request.redundancy_method or "orientation",
         "trace": settings.trace,
         "unique": int(args.unique),
         "maxSolutions": args.max_solutions or 0,
@@ -260,14 +266,16 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
 
 def run(args) -> int:
     """Solve every puzzle of ``args.files``; returns the exit status (see :mod:`bench.cli.outcome`)."""
+    if args.solutions and not args.json:
+        raise UsageError("--solutions adds the solutions to --json's document; without --json they are printed anyway")
     form, piece_form = parse_format(args.output)
     engine = get_engine(engine_name(args))
     if not engine.available():
-        raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
+        raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
     printing = not (args.quiet or args.json)
-    if printing and engine.counts_only:
-        raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json) "
-                         "to get its counts")
+    if (printing or args.solutions) and engine.counts_only:
+        raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json "
+                         "without --solutions) to get its counts")
     limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
@@ -299,6 +307,8 @@ def run(args) -> int:
                 print("\n".join(f"{k}={escape(v)}" for k, v in config.items()))
                 print("\n".join(format_facts(facts)), flush=True)
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0)
+            recorder = _SolutionRecorder(cover, args.unique, partial=settings.goal > 0) if args.json and \
+                args.solutions else None
             tracer = _Tracer(cover) if not args.json else None
             if reasons and not args.no_static_check:
                 # proven without search: an exact count of zero
@@ -314,8 +324,12 @@ def run(args) -> int:
                                 for k, v in estimate.to_json().items()))
                 continue
             else:
-                result = solve_guarded(cover, engine, settings, limits, parallel, printing,
-                                       printer if printing else None, tracer)
+                # a bar on the terminal only where solutions are not printed on it too
+                progress = None if settings.trace or args.json or not (args.quiet or not sys.stdout.isatty()) \
+                    else SolveProgress(cover, settings)
+                with watching(progress):
+                    result = solve_guarded(cover, engine, settings, limits, parallel, printing or recorder is not None,
+                                           recorder or (printer if printing else None), tracer)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {
@@ -323,6 +337,8 @@ def run(args) -> int:
                     "covers": result.covers, "unique": result.unique,
                     "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
+                if recorder is not None:
+                    documents[-1]["solutions"] = recorder.solutions
             elif args.info:
                 print("\n".join(result_lines(result, n_pieces, filter_counters)))
                 print("\n".join(footer_lines(result, prepared.timings, time.time())))
@@ -384,6 +400,24 @@ class _SolutionPrinter:
             with signals.deferred():
                 sys.stdout.write("\n".join(out) + "\n")
                 sys.stdout.flush()
+
+
+class _SolutionRecorder:
+    """Keeps each cover as it arrives, as JSON-ready piece placements, for ``--json --solutions``."""
+
+    def __init__(self, cover, unique_only, partial):
+        self.cover = cover
+        self.unique_only = unique_only
+        self.partial = partial
+        self.solutions: list[dict] = []
+
+    def __call__(self, batch, weights) -> None:
+        for options, weight in zip(batch, weights):
+            if self.unique_only and not self.partial and weight == 0:
+                continue
+            pieces = [{"piece": name, "cells": np.asarray(cells).tolist(), "stationary": bool(fixed)}
+                      for name, cells, fixed in self.cover.placements(options, self.partial)]
+            self.solutions.append({"unique": bool(weight) if not self.partial else None, "pieces": pieces})
 
 
 class _Tracer:
