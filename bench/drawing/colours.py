@@ -14,8 +14,8 @@ from __future__ import annotations
 import colorsys
 
 STATIONARY = "#dedede"
-GREYS = (0.30, 0.50, 0.72)
-SATURATION = 0.62
+GREYS = (0.38, 0.56, 0.75)
+SATURATION = 0.72
 
 
 def _hex(red: float, green: float, blue: float) -> str:

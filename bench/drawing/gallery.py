@@ -14,19 +14,10 @@ from pathlib import Path
 from bench.drawing.picture import draw
 from bench.drawing.solution import Solution
 from bench.drawing.svg import to_svg
+from bench.html import markup, render_template
 
 FORMATS = ("svg", "png")
 DEFAULT_LIMIT = 60
-
-
-def render_template(package: str, name: str, **context) -> str:
-    """Render the Jinja2 template ``name`` shipped in ``package``'s ``templates`` directory (autoescaped)."""
-    import jinja2
-
-    env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"),
-                             autoescape=jinja2.select_autoescape(default=True), undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
-    return env.get_template(name).render(**context)
 
 
 def puzzle_stem(puzzle) -> str:
@@ -88,10 +79,8 @@ class SolutionDrawer:
 
     def finish(self) -> Path:
         """Write the gallery page; returns its path."""
-        from markupsafe import Markup
-
         page = self.directory / f"{self.stem}.html"
-        items = [{"svg": Markup(item["svg"]), "file": item["file"]} for item in self.items]
+        items = [{"svg": markup(item["svg"]), "file": item["file"]} for item in self.items]
         page.write_text(render_template("bench.drawing", "gallery.html.j2", title=f"{self.stem}: solutions",
                                         items=items, shown=len(items), found=self.drawn, limit=self.limit,
                                         three_d=self.three_d), encoding="utf-8")
