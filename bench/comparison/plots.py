@@ -115,6 +115,7 @@ def ratio_plot(document: dict) -> str | None:
             ax.plot(*zip(*points), linestyle="none", label=engine, markersize=6, **_style(i))
     ax.axvline(1.0, color="#444444", linewidth=1)
     ax.set_xscale("log")
+    _ratio_axis(ax, [x for line in ax.get_lines() for x in line.get_xdata()])
     ax.set_yticks(range(len(rows)), [short_name(r["puzzle"]) for r in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)
     ax.set_xlabel("median time ÷ the fastest engine's median (×, log scale; 1 = fastest)")
@@ -122,6 +123,16 @@ def ratio_plot(document: dict) -> str | None:
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _svg(fig)
+
+
+def _ratio_axis(ax, ratios: list[float]) -> None:
+    """Ticks at 1x, 2x, 5x, 10x... on at least 0.9x to 2x, whatever the spread of the ratios."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_xlim(0.9, max([2.0] + [1.3 * r for r in ratios]))
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
 
 
 def size_plot(document: dict) -> str | None:

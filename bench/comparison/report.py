@@ -89,7 +89,7 @@ def _table_rows(lines: list[dict], timeout) -> list[list]:
             line["covers"], line["unique"], line["total"], solve,
             _seconds(line["best"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
             _seconds(line["worst"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
-            "" if line["ratio"] is None else f"{line['ratio']:.2g}x" if line["ratio"] < 10 else f"{line['ratio']:.0f}x",
+            "" if line["ratio"] is None else f"{line['ratio']:.2f}x" if line["ratio"] < 10 else f"{line['ratio']:.0f}x",
             (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or line["message"][:60], line["check"],
         ])
     return out
