@@ -134,3 +134,34 @@ def test_draw_into_a_file_is_a_clear_error(tmp_path, capsys):
     target.write_text("")
     assert main(["solve", "--draw", str(target), str(DEFS / "dominoes_4x4.txt")]) == 2
     assert "not a directory" in capsys.readouterr().err
+
+
+@given(st.sampled_from(["cubic", "hex", "triangle", "hexprism"]), st.integers(1, 4), st.integers(1, 4), st.integers(1, 2),
+       st.randoms(use_true_random=False))
+def test_borders_are_the_edges_between_different_pieces_on_every_polygon_lattice(lattice_name, X, Y, Z, rnd):
+    import numpy as np
+
+    from bench.drawing.solution import Placed
+    from bench.models.lattice import get_lattice
+
+    lattice = get_lattice(lattice_name)
+    if lattice.flat:
+        Z = 1
+    cells = lattice.box_coords((X, Y, Z))
+    owner = {tuple(c): rnd.choice("ABC") for c in cells.tolist()}
+    pieces = tuple(Placed(name, np.array([c for c, o in owner.items() if o == name]))
+                   for name in sorted(set(owner.values())))
+    solution = Solution(lattice_name, (X, Y, Z), pieces, tuple(sorted(set(owner.values()))))
+    root = ET.fromstring(to_svg(draw(solution)))
+    assert sum(el.get("class") == "cell" for el in root.iter()) == len(cells)
+    # the oracle: the lattice's own neighbours within a layer, not the drawing's geometry
+    sides = {"cubic": 4, "hex": 6, "triangle": 3, "hexprism": 6}[lattice_name]
+    pairs = same = 0
+    for c in cells.tolist():
+        for n in lattice.neighbours([c])[0].tolist():
+            if n[2] == c[2] or lattice_name == "triangle":
+                if tuple(n) in owner and tuple(n) > tuple(c):
+                    pairs += 1
+                    same += owner[tuple(n)] == owner[tuple(c)]
+    borders = sum(el.get("class") == "border" for el in root.iter())
+    assert borders == sides * len(cells) - pairs - same

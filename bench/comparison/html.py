@@ -16,7 +16,7 @@ from tabulate import tabulate
 
 from bench.comparison import plots, summary
 from bench.comparison.markdown import run_facts
-from bench.comparison.report import HEADERS, _table_rows, summarize
+from bench.comparison.report import HEADERS, detail_rows, summarize
 from bench.errors import BenchError
 from bench.html import markup, render_template
 
@@ -71,7 +71,7 @@ def document_section(path: str, document: dict) -> dict:
                          "levels": [{"n": n, "values": [(a[n] if n < len(a) else None, f[n] if n < len(f) else None)
                                                         for _, a, f in entry["engines"]]}
                                     for n in entry["levels"]]})
-    detail = tabulate(_table_rows(summarize(document), document["options"].get("timeout")), headers=HEADERS,
+    detail = tabulate(detail_rows(summarize(document), document["options"].get("timeout")), headers=HEADERS,
                       tablefmt="html", disable_numparse=True)
     return {"source": path, "created": document["created"], "facts": run_facts(document), "engines": engines,
             "rows": rows, "verdict": summary.verdict(document), "problems": document["validation"],

@@ -77,7 +77,8 @@ def summarize(document: dict) -> list[dict]:
     return lines
 
 
-def _table_rows(lines: list[dict], timeout) -> list[list]:
+def detail_rows(lines: list[dict], timeout) -> list[list]:
+    """The cells of the detail table (:data:`HEADERS`), one list per line of :func:`summarize`."""
     out = []
     for line in lines:
         solve = _seconds(line["solve"])
@@ -113,7 +114,7 @@ def render_run(document: dict, fmt: str = "simple") -> str:
     lines = summarize(document)
     if not lines:
         return "no puzzles were run"
-    return tabulate(_table_rows(lines, document["options"].get("timeout")), headers=HEADERS, tablefmt=fmt,
+    return tabulate(detail_rows(lines, document["options"].get("timeout")), headers=HEADERS, tablefmt=fmt,
                     disable_numparse=True)
 
 
