@@ -33,6 +33,8 @@ from bench.models.expected import expected_for
 from bench.prepare import prepare
 
 DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
+OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
+"""Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
 
 def add_parser(sub) -> None:
@@ -76,7 +78,9 @@ def write_html_report(document: dict, path: Path) -> None:
         from bench.comparison.html import render_html
 
         html_path.write_text(render_html([(str(path), document)]), encoding="utf-8")
-    except ImportError as exc:
+    except ModuleNotFoundError as exc:
+        if exc.name not in OPTIONAL_FOR_HTML:
+            raise
         print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
               f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
         return

@@ -6,7 +6,9 @@ apart in hue as can be) and cycles three levels of luminance (the grey a
 greyscale print makes of a colour): with the piece labels and the thick
 borders, a greyscale print still tells the pieces apart.  Since colours
 come from the names of all the puzzle's pieces, placed or not, every
-solution of a puzzle shows a piece in the same colour.
+solution of a puzzle shows a piece in the same colour.  When a puzzle's
+designer named every piece after its colour (``Red``, ``LightGreen``...),
+the pieces take those colours instead.
 """
 
 from __future__ import annotations
@@ -39,17 +41,33 @@ def palette(n: int) -> list[str]:
     return out
 
 
-def piece_colours(names) -> dict[str, str]:
+NAMED = {"red": "#e03131", "blue": "#1c7ed6", "green": "#2f9e44", "lightgreen": "#8ce99a", "darkgreen": "#1b5e20",
+         "cyan": "#22b8cf", "orange": "#f08c00", "purple": "#7048e8", "violet": "#ae3ec9", "pink": "#f783ac",
+         "magenta": "#d6336c", "yellow": "#fcc419", "white": "#f8f9fa", "black": "#343a40", "brown": "#8d5524",
+         "grey": "#868e96", "gray": "#868e96", "lightblue": "#74c0fc", "darkblue": "#1a3a8a"}
+"""Colours for pieces named after them, adjusted to show on a white page (white is a very light grey)."""
+
+
+def piece_colours(names, stationary=()) -> dict[str, str]:
     """A colour for each name; the same set of names always gives the same colours.
+
+    When every piece not in ``stationary`` is named after a colour of
+    :data:`NAMED`, each takes its own.
 
     Examples
     --------
     >>> a = piece_colours(["F", "I", "L"])
     >>> a == piece_colours(["L", "F", "I"]) and len(set(a.values())) == 3
     True
+    >>> piece_colours(["Red", "LightGreen", "outside"], stationary=["outside"])["Red"]
+    '#e03131'
     """
     names = sorted(set(names))
-    return dict(zip(names, palette(len(names))))
+    out = dict(zip(names, palette(len(names))))
+    mobile = [n for n in names if n not in set(stationary)]
+    if mobile and all(n.lower() in NAMED for n in mobile):
+        out.update({n: NAMED[n.lower()] for n in mobile})
+    return out
 
 
 def luminance(colour: str) -> float:
@@ -71,3 +89,8 @@ def shade(colour: str, factor: float) -> str:
     else:
         channels = [round(c + (255 - c) * min(factor - 1, 1)) for c in channels]
     return "#" + "".join(f"{c:02x}" for c in channels)
+
+
+def halo(text: str) -> str:
+    """The outline drawn behind text of colour ``text`` so it stays readable over any fill: its opposite."""
+    return "#ffffff" if luminance(text) < 0.5 else "#000000"

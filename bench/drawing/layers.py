@@ -22,6 +22,7 @@ BORDER = 2.6
 GRID = 0.6
 LAYER_GAP = 22.0
 CAPTION = 16.0
+MIN_LABEL = 9.5
 
 
 def _edge_key(a, b) -> tuple:
@@ -83,7 +84,8 @@ def _labels(scene, cells, foot, px, fill_of, scale) -> None:
         middle = centres.mean(axis=0)
         u, v = centres[int(np.argmin(((centres - middle) ** 2).sum(axis=1)))]
         x, y = px(u, v)
-        size = min(0.42 * scale, 1.6 * scale / max(len(name), 1))
+        # long names may overflow their cell rather than shrink below legibility; the halo keeps them readable
+        size = max(MIN_LABEL, min(0.42 * scale, 1.6 * scale / max(len(name), 1)))
         scene.add(Text(x, y, name, size, text_colour(fill_of(name)), "label", bold=True))
 
 

@@ -23,7 +23,7 @@ def draw(solution: Solution) -> Scene:
     >>> cover = bench.Cover.from_puzzle(p)
     >>> svg = to_svg(draw(Solution.from_cover(cover, [0, 5, 10, 15, 16, 19, 22, 23])))  # doctest: +SKIP
     """
-    colours = piece_colours(solution.names)
+    colours = piece_colours(solution.names, [p.name for p in solution.pieces if p.stationary])
     layers = layers_scene(solution, colours)
     out = Scene(title=solution.title)
     top = TITLE if solution.title else 0.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bench.drawing.colours import shade
+from bench.drawing.colours import halo, shade
 from bench.drawing.scene import Circle, Line, Polygon, Scene, Text
 
 DPI = 96
@@ -19,6 +19,7 @@ def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib import patheffects
     from matplotlib.patches import Circle as CirclePatch
     from matplotlib.patches import Polygon as PolygonPatch
 
@@ -45,8 +46,11 @@ def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
                 ax.plot([item.x1, item.x2], [item.y1, item.y2], color=item.stroke, linewidth=item.width * points,
                         solid_capstyle="round", zorder=order)
             elif isinstance(item, Text):
-                ax.text(item.x, item.y, item.text, fontsize=item.size * points, color=item.fill, ha="center" if item.anchor == "middle" else "left",
-                        va="center", fontweight="bold" if item.bold else "normal", zorder=order)
+                effects = ([patheffects.withStroke(linewidth=2 * points, foreground=halo(item.fill), alpha=0.6)]
+                           if item.role == "label" else [])
+                ax.text(item.x, item.y, item.text, fontsize=item.size * points, color=item.fill,
+                        ha="center" if item.anchor == "middle" else "left", va="center",
+                        fontweight="bold" if item.bold else "normal", zorder=order, path_effects=effects)
         fig.savefig(path, dpi=DPI * zoom, facecolor="white")
     finally:
         plt.close(fig)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from bench.drawing.colours import shade
+from bench.drawing.colours import halo, shade
 from bench.drawing.scene import Circle, Line, Polygon, Scene, Text
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -53,7 +53,9 @@ def to_svg(scene: Scene) -> str:
             el = ET.SubElement(root, f"{{{SVG_NS}}}text", {
                 "class": item.role, "x": _num(item.x), "y": _num(item.y), "font-size": _num(item.size),
                 "fill": item.fill, "text-anchor": item.anchor, "dominant-baseline": "central",
-                **({"font-weight": "bold"} if item.bold else {})})
+                **({"font-weight": "bold"} if item.bold else {}),
+                **({"stroke": halo(item.fill), "stroke-width": "2", "stroke-opacity": "0.6", "paint-order": "stroke"}
+                   if item.role == "label" else {})})
             el.text = item.text
             continue
         else:
