@@ -107,17 +107,23 @@ def test_neighbouring_palette_colours_differ_in_grey():
     assert min(abs(a - b) for a, b in zip(greys, greys[1:])) > 0.15
 
 
-def test_solve_draws_every_solution_and_a_gallery(tmp_path, capsys):
-    status = main(["solve", "-q", "-u", "--draw", str(tmp_path), "--gallery", "4", str(DEFS / "dominoes_4x4.txt")])
+@pytest.mark.parametrize("name,bound,drawn", [
+    ("dominoes_4x4", "-u", 9),  # 2-D: the 9 solutions unique up to the square's symmetry
+    ("tetrahexes_4x7", "-u", 9),  # hexagons
+    ("polyspheres_tetrahedron_20", "-u", 4),  # spheres
+    ("somacube", "--max-solutions=5", 5),  # 3-D: the first 5 covers
+])
+def test_solve_draws_every_solution_and_a_gallery(tmp_path, capsys, name, bound, drawn):
+    status = main(["solve", "-q", bound, "--draw", str(tmp_path), "--gallery", "3", str(DEFS / f"{name}.txt")])
     out, err = capsys.readouterr()
     assert status == 0 and out == ""
-    files = sorted(tmp_path.glob("dominoes_4x4-*.svg"))
-    assert len(files) == 9  # the 9 solutions unique up to the square's symmetry
+    files = sorted(tmp_path.glob(f"{name}-*.svg"))
+    assert len(files) == drawn
     for f in files:
-        ET.fromstring(f.read_text())
-    page = (tmp_path / "dominoes_4x4.html").read_text()
-    assert page.count("<svg") == 4 and "4 of 9 solutions" in page
-    assert "9 pictures" in err
+        assert sum(el.get("class") == "cell" for el in ET.fromstring(f.read_text()).iter()) > 0
+    page = (tmp_path / f"{name}.html").read_text()
+    assert page.count("<svg") == 3 and f"3 of {drawn} solutions" in page
+    assert f"{drawn} pictures" in err
 
 
 def test_solve_draws_png_on_request(tmp_path, capsys):

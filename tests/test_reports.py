@@ -179,3 +179,17 @@ def test_bench_run_writes_the_html_report_beside_its_json(tmp_path, capsys):
     pictures = [svg for svg in svgs_of(page) if any(el.get("class") == "cell" for el in svg.iter())]
     assert len(pictures) == 2
     assert f"HTML report written to {tmp_path / 'run.html'}" in err
+
+
+def test_bench_run_without_the_html_libraries_still_succeeds_and_says_how_to_get_them(tmp_path, capsys, monkeypatch):
+    import bench.comparison.html as html
+
+    def missing(documents):
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    monkeypatch.setattr(html, "render_html", missing)
+    out_file = tmp_path / "run.json"
+    assert main(["run", "-e", "dlx", "-o", str(out_file), str(DEFS / "dominoes_4x4.txt")]) == 0
+    err = capsys.readouterr().err
+    assert out_file.exists() and not (tmp_path / "run.html").exists()
+    assert "HTML report not written: matplotlib is not installed (pip install jinja2 matplotlib" in err

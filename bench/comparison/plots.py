@@ -118,7 +118,8 @@ def ratio_plot(document: dict) -> str | None:
     _ratio_axis(ax, [x for line in ax.get_lines() for x in line.get_xdata()])
     ax.set_yticks(range(len(rows)), [short_name(r["puzzle"]) for r in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlabel("median time ÷ the fastest engine's median (×, log scale; 1 = fastest)")
+    ax.set_xlabel("median time ÷ the fastest engine's median (×, log scale; 1 = fastest; engines that did not "
+                  "finish are left out)")
     ax.set_title(f"Speed relative to the fastest engine (puzzles whose fastest time is at least {RESOLUTION * 1000:g} ms)")
     ax.grid(axis="x", which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
