@@ -193,3 +193,12 @@ def test_bench_run_without_the_html_libraries_still_succeeds_and_says_how_to_get
     err = capsys.readouterr().err
     assert out_file.exists() and not (tmp_path / "run.html").exists()
     assert "HTML report not written: matplotlib is not installed (pip install jinja2 matplotlib" in err
+
+
+def test_compare_gives_no_ratio_under_the_resolution_but_a_clear_direction():
+    a = make_doc(times={"p.txt": {"dlx": [0.07], "fila": [0.002]}}, engines=["dlx", "fila"])
+    b = make_doc(times={"p.txt": {"dlx": [0.004], "fila": [0.005]}}, engines=["dlx", "fila"])
+    text, _ = compare(a, b)
+    lines = {line.split()[1]: line for line in text.split("\n\n", 1)[1].splitlines()[2:]}
+    assert lines["dlx"].rstrip().endswith("faster (one time under 10 ms: no ratio)")
+    assert lines["fila"].rstrip().endswith("under 10 ms: not compared")

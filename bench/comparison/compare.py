@@ -90,6 +90,10 @@ def _verdict(old: dict | None, new: dict | None, threshold: float, timeouts: tup
     if old["solve"] is None or new["solve"] is None:
         return "", "", False
     if min(old["solve"], new["solve"]) < RESOLUTION:
+        # one time is below the resolution: no ratio, but a direction when the other is well above it
+        if max(old["solve"], new["solve"]) >= 2 * RESOLUTION:
+            word = "faster" if new["solve"] < old["solve"] else "slower"
+            return "", f"{word} (one time under {RESOLUTION * 1000:g} ms: no ratio)", False
         return "", f"under {RESOLUTION * 1000:g} ms: not compared", False
     ratio = new["solve"] / old["solve"]
     word = "faster" if ratio < 1 - threshold else "slower" if ratio > 1 + threshold else "same"
@@ -130,4 +134,4 @@ def _time(line: dict | None, timeout) -> str:
         return f">{timeout:g}" if timeout else "timeout"
     if line["solve"] is None:
         return line["status"]
-    return f"{line['solve']:.3g}"
+    return "<0.001" if line["solve"] < 0.001 else f"{line['solve']:.3g}"
