@@ -41,7 +41,8 @@ def shots(tmp_path) -> Path:
     return out
 
 
-def screenshot(browser: str, page: Path, png: Path, height: int) -> "Image":
+def screenshot(browser: str, page: Path, png: Path, height: int):
+    """Chromium's screenshot of ``page``, 1400 pixels wide, as a greyscale PIL image."""
     from PIL import Image
 
     # a fresh profile per shot, so a locked profile of another run never blocks this one

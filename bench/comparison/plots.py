@@ -31,7 +31,9 @@ def _pyplot():
 def _svg(fig) -> str:
     plt = _pyplot()
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
+    # no metadata block: the same figure gives the same bytes, whenever it is drawn
+    fig.savefig(buf, format="svg", bbox_inches="tight",
+                metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
     plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]

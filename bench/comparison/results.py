@@ -146,7 +146,9 @@ def _check_fields(obj, fields: dict, where: str, path) -> None:
         if name not in obj:
             raise BenchError(f"{path}: {where}: the field '{name}' is missing")
         value = obj[name]
-        if not isinstance(value, types) or (isinstance(value, bool) and bool not in (types if isinstance(types, tuple) else (types,))):
+        allowed = types if isinstance(types, tuple) else (types,)
+        # JSON true/false are Python bools, which isinstance counts as integers
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
             raise BenchError(f"{path}: {where}: the field '{name}' is {type(value).__name__} {value!r:.40}; "
                              f"expected {_kind(types)}")
 

@@ -174,7 +174,8 @@ def verdict(document: dict) -> str:
     errors = [short_name(r["puzzle"]) for r in g["rows"] if r["check"] == "ERROR"]
     parts = []
     if mismatched:
-        parts.append(f"counts DISAGREE on {len(mismatched)} ({', '.join(mismatched[:4])}{', ...' if len(mismatched) > 4 else ''})")
+        shown = ", ".join(mismatched[:4]) + (", ..." if len(mismatched) > 4 else "")
+        parts.append(f"counts DISAGREE on {len(mismatched)} ({shown})")
     else:
         parts.append("all counts agree")
     if errors:
