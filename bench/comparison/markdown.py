@@ -18,7 +18,7 @@ def run_facts(document: dict) -> list[tuple[str, str]]:
         ("Libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)),
         ("Options", f"engines {', '.join(opts['engines'])}; mode {opts['mode']}; timeout {opts['timeout']:g} s; "
                     f"rounds {opts['rounds']}; redundancy filter {opts.get('redundancy')} "
-                    f"({opts.get('redundancy_method', 'orientation')}); one-shot filters: {filters}"),
+                    f"({opts.get('redundancy_method') or 'orientation'}); one-shot filters: {filters}"),
         ("Times", "solve seconds, the median over the rounds (a split solve's include its split); ±N% is half the "
                   "range between the slowest and the fastest round; * marks the fastest engine of a puzzle. Times "
                   f"under {RESOLUTION * 1000:g} ms are not ranked or divided: they measure the cost of a call and "

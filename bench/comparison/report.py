@@ -18,7 +18,6 @@ import statistics
 
 from tabulate import tabulate
 
-
 FINISHED = ("solved", "limit")
 RESOLUTION = 0.01
 """Seconds below which times are shown but never ranked or divided (see :mod:`bench.comparison.summary`)."""
