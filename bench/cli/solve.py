@@ -22,6 +22,7 @@ from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_
                                add_redundancy_arguments, in_search_settings, parallel_options, request_from, sample_spec,
                                solution_drawer)
 from bench.cli.output import layout_lines, parse_format, render
+from bench.cli.progress import SolveProgress, watching
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.errors import BenchError, UsageError
 from bench.models.diagnose import unsolvable_reasons
@@ -236,11 +237,15 @@ def run(args) -> int:
                 continue
             else:
                 drawer = solution_drawer(args, cover, partial=settings.goal > 0)
-                result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
-                                              printing=not (args.quiet or args.json) or recorder is not None
-                                                       or drawer is not None,
-                                              on_solutions=(recorder or printer) if drawer is None
-                                              else drawer.also(recorder or printer), on_trace=tracer)
+                # a bar on the terminal only where solutions are not printed on it too
+                progress = None if tracer is not None or args.json or not (args.quiet or not sys.stdout.isatty()) \
+                    else SolveProgress(cover, settings)
+                with watching(progress):
+                    result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
+                                                  printing=not (args.quiet or args.json) or recorder is not None
+                                                  or drawer is not None,
+                                                  on_solutions=(recorder or printer) if drawer is None
+                                                  else drawer.also(recorder or printer), on_trace=tracer)
                 if drawer is not None:
                     print(f"{puzzle.name}: {drawer.drawn} pictures in {args.draw}, gallery {drawer.finish()}",
                           file=sys.stderr)
