@@ -26,9 +26,9 @@ from bench.cli.options import (add_filter_arguments, add_moved_o, add_parallel_a
                                engine_list, parallel_options, request_from)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
-from bench.comparison import results
+from bench.comparison import results, summary
+from bench.comparison.pictures import first_solution
 from bench.comparison.progress import RunProgress, say
-from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import validate
@@ -40,6 +40,8 @@ from bench.prepare import prepare
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
+OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
+"""Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
 
 def add_parser(sub) -> None:
@@ -70,7 +72,8 @@ def add_parser(sub) -> None:
     p.add_argument("--output-file", "--results", dest="results", type=output_file, metavar="FILE",
                    help="result file (default results/run-DATE-TIME.json)")
     add_moved_o(p)
-    p.add_argument("--no-save", action="store_true", help="do not write a result file")
+    p.add_argument("--no-save", action="store_true", help="do not write a result file (nor its HTML report)")
+    p.add_argument("--no-html", action="store_true", help="do not write the HTML report beside the result file")
     p.set_defaults(func=cmd_run)
 
 
@@ -84,6 +87,25 @@ def parse_engines(text: str) -> list[str]:
     for spec in specs:
         get_engine(spec)
     return specs
+
+
+def write_html_report(document: dict, path: Path) -> None:
+    """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
+    html_path = path.with_suffix(".html")
+    try:
+        from bench.comparison.html import render_html
+
+        html_path.write_text(render_html([(str(path), document)]), encoding="utf-8")
+    except ModuleNotFoundError as exc:
+        if exc.name not in OPTIONAL_FOR_HTML:
+            raise
+        print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
+              f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
+        return
+    except OSError as exc:
+        print(f"bench: HTML report not written: {html_path}: {exc.strerror}", file=sys.stderr)
+        return
+    print(f"HTML report written to {html_path}", file=sys.stderr)
 
 
 def cmd_run(args) -> int:
@@ -144,18 +166,27 @@ def cmd_run(args) -> int:
                                         parallel, progress)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
+                if reasons:
+                    entry["solution_note"] = "unsolvable, proved without search"
+                else:
+                    entry["solution"], note = first_solution(entry, cover, rows, args.timeout)
+                    if note:
+                        entry["solution_note"] = note
                 if path is not None:
                     results.save(document, path)
     except KeyboardInterrupt:
         interrupted = True
         stop = signals.note_interrupt()
     progress.close()
-    print(render_run(document))
+    print(summary.table(document))
+    print(summary.verdict(document))
     for message in errors:
         print(message, file=sys.stderr)
     if path is not None:
         results.save(document, path)
         print(f"results written to {path}", file=sys.stderr)
+        if not args.no_html:
+            write_html_report(document, path)
     if interrupted:
         print(f"bench: stopped by {signals.signal_name(stop)}; the finished puzzles are kept", file=sys.stderr)
         return signals.exit_status(stop)

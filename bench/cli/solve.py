@@ -19,8 +19,9 @@ import numpy as np
 from bench import __version__, signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
-                               in_search_settings, parallel_options, request_from, sample_spec)
+from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_parallel_arguments,
+                               add_redundancy_arguments, in_search_settings, parallel_options, request_from, sample_spec,
+                               solution_drawer)
 from bench.cli.outcome import EXIT_STATUS_HELP, count_line, exit_status, reached_max_solutions, warning
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.polycube_info import footer_lines, header_lines
@@ -124,6 +125,7 @@ def add_parser(sub) -> None:
                              "bound them with --max-solutions")
     output.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                         help="progress bar on standard error (default: on a terminal, once a run lasts 2 s)")
+    add_drawing_arguments(output)
 
     limits = _group(p, "limits", "When to stop early.  A stopped search prints a warning and partial counts.",
                     "limits")
@@ -273,9 +275,9 @@ def run(args) -> int:
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
     printing = not (args.quiet or args.json)
-    if (printing or args.solutions) and engine.counts_only:
+    if (printing or args.solutions or args.draw is not None) and engine.counts_only:
         raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json "
-                         "without --solutions) to get its counts")
+                         "without --solutions, and no --draw) to get its counts")
     limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
@@ -324,12 +326,19 @@ def run(args) -> int:
                                 for k, v in estimate.to_json().items()))
                 continue
             else:
+                drawer = solution_drawer(args, cover, partial=settings.goal > 0)
                 # a bar on the terminal only where solutions are not printed on it too
                 progress = None if settings.trace or args.json or not (args.quiet or not sys.stdout.isatty()) \
                     else SolveProgress(cover, settings)
                 with watching(progress):
-                    result = solve_guarded(cover, engine, settings, limits, parallel, printing or recorder is not None,
-                                           recorder or (printer if printing else None), tracer)
+                    sink = recorder or (printer if printing else None)
+                    if drawer is not None:
+                        sink = drawer.also(sink) if sink is not None else drawer
+                    result = solve_guarded(cover, engine, settings, limits, parallel,
+                                           printing or recorder is not None or drawer is not None, sink, tracer)
+                if drawer is not None:
+                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
+                          f"{escape(drawer.finish())}", file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {
