@@ -249,12 +249,8 @@ class Puzzle:
         return self.lattice.allowed_motions(self.dims, self.one_side)
 
     def orientations_of(self, cells: np.ndarray) -> list[np.ndarray]:
-        """Distinct normalized orientations of a cell set, in motion order."""
-        seen: dict[bytes, np.ndarray] = {}
-        for m in self.allowed_motions():
-            o = self.lattice.normalize(self.lattice.apply(int(m), cells))
-            seen.setdefault(_key(o), o)
-        return list(seen.values())
+        """Distinct normalized orientations of a cell set, in motion order (:meth:`Lattice.orientations`)."""
+        return self.lattice.orientations(cells, self.dims, self.one_side)
 
     def canonical_key(self, cells: np.ndarray) -> bytes:
         """Key equal for two cell sets exactly when one is an allowed motion and translation of the other."""

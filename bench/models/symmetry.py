@@ -228,7 +228,8 @@ def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Red
         moves = np.array([[keys[lattice.normalize(lattice.apply(int(group.motions[g]), o)).tobytes()]
                            for o in target.orientations] for g in sub])
         drawn = next(p for p in puzzle.definition.pieces if p.name == target.name)
-        preferred = keys[lattice.normalize(np.array(drawn.cells)).tobytes()]
+        # a piece drawn out of the puzzle's layer prefers its first orientation in the layer
+        preferred = keys.get(lattice.normalize(np.array(drawn.cells)).tobytes(), 0)
         kept_orient = {min(set(moves[:, r]), key=lambda q: (q != preferred, q)) for r in range(len(target.orientations))}
         orient = images.orientation[ids]
         fixes = moves[:, orient] == orient[None, :]
