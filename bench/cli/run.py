@@ -19,8 +19,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
-                               parallel_options, request_from)
+from bench.cli.options import (add_filter_arguments, add_mirror_argument, add_parallel_arguments,
+                               add_redundancy_arguments, parallel_options, request_from)
 from bench.comparison import results
 from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
@@ -47,6 +47,7 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
     add_redundancy_arguments(p, optional_value=False, default="#")
     add_filter_arguments(p, in_search=False)
+    add_mirror_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
@@ -76,7 +77,7 @@ def cmd_run(args) -> int:
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
-               "fit_rounds": args.fit_rounds}
+               "fit_rounds": args.fit_rounds, "mirror": args.mirror}
     request = request_from(args)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
@@ -96,7 +97,7 @@ def cmd_run(args) -> int:
     interrupted = False
     try:
         for file in definition_files(args.paths):
-            for puzzle, parse_seconds in load_puzzles(file, errors):
+            for puzzle, parse_seconds in load_puzzles(file, errors, args.mirror):
                 try:
                     expected = expected_for(puzzle)
                     if args.skip_slow and expected is not None and expected.slow:
