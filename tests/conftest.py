@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,11 @@ DATA = ROOT / "tests" / "data"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# split solves keep journals in the user's cache directory (platformdirs); the tests', and their
+# child processes', go to a directory of their own, removed at the end
+CACHE_HOME = tempfile.mkdtemp(prefix="bench-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = CACHE_HOME
+
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
@@ -24,7 +31,17 @@ def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
 
 
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(CACHE_HOME, ignore_errors=True)
+
+
 def pytest_collection_modifyitems(config, items):
+    # the browser test starts Chromium: only when asked for by marker (pytest -m browser, as .ci/run does)
+    if "browser" not in (config.getoption("-m") or ""):
+        skip_browser = pytest.mark.skip(reason="browser: run with -m browser")
+        for item in items:
+            if "browser" in item.keywords:
+                item.add_marker(skip_browser)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

@@ -9,12 +9,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import platformdirs
+
+from bench.about import DISTRIBUTION
 from bench.errors import UsageError
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
 from bench.prepare import Request, redundancy_argument
 
-JOURNAL_DIR = Path("results") / "journals"
+
+def journal_dir() -> Path:
+    """Where split runs keep their journals unless ``--journal`` says otherwise: the user's cache directory."""
+    return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
 def add_redundancy_arguments(parser, optional_value: bool, default: str | None) -> None:
@@ -27,9 +33,10 @@ def add_redundancy_arguments(parser, optional_value: bool, default: str | None) 
     parser.add_argument("-r", "--redundancy", metavar="PIECE", **kwargs,
                         help="rotational-redundancy filter: # picks a piece, . turns it off, or a piece name "
                              f"(default {default or '.'}{', except for an untuned fila run' if optional_value else ''})")
-    parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
+    parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS,
                         help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
-                             "(the smallest image of each orbit)")
+                             "(the smallest image of each orbit, whichever way the piece is drawn); default "
+                             "orientation, and orbit where an untuned fila run picks the piece itself")
 
 
 def add_mirror_argument(parser) -> None:
@@ -124,9 +131,35 @@ def parallel_options(args) -> ParallelOptions | None:
         return None
     return ParallelOptions(workers=args.workers or default_workers(), cluster=args.cluster,
                            journal=getattr(args, "journal", None),
-                           journal_dir=JOURNAL_DIR if hasattr(args, "journal") else None,
+                           journal_dir=journal_dir() if hasattr(args, "journal") else None,
                            resume=resume, depth=args.split_depth, progress=getattr(args, "progress", None),
                            explicit=explicit)
+
+
+def add_drawing_arguments(parser) -> None:
+    """``--draw DIR``, ``--draw-format`` and ``--gallery``: pictures of the solutions found."""
+    parser.add_argument("--draw", type=Path, metavar="DIR",
+                        help="draw every solution found (even with -q; -u and --max-solutions bound them) as "
+                             "DIR/PUZZLE-NNNN.svg, with a gallery page DIR/PUZZLE.html")
+    parser.add_argument("--draw-format", choices=("svg", "png"), default="svg", help="picture format of --draw (default svg)")
+    parser.add_argument("--gallery", type=int, default=60, metavar="N",
+                        help="solutions shown on --draw's gallery page (default 60)")
+
+
+def solution_drawer(args, cover, partial: bool):
+    """The sink that draws ``cover``'s solutions for ``--draw``, or None without it."""
+    if args.draw is None:
+        return None
+    if args.gallery < 0:
+        raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
+    if args.draw.exists() and not args.draw.is_dir():
+        raise UsageError(f"--draw {args.draw}: not a directory")
+    from bench.drawing.gallery import SolutionDrawer
+
+    try:
+        return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery)
+    except OSError as exc:
+        raise UsageError(f"--draw {args.draw}: cannot create the directory: {exc.strerror}") from None
 
 
 def sample_spec(text: str) -> tuple[int, int, int]:

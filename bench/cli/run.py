@@ -18,31 +18,38 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles
 from bench.cli.options import (add_filter_arguments, add_mirror_argument, add_parallel_arguments,
                                add_redundancy_arguments, parallel_options, request_from)
-from bench.comparison import results
-from bench.comparison.report import render_run
+from bench.comparison import results, summary
+from bench.comparison.pictures import first_solution
+from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import validate
-from bench.engines import engine_names, get_engine
+from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import expected_for
 from bench.prepare import prepare
 
-DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
+DEFAULT_ENGINES = ",".join(ENGINES)
+"""Every registered engine: one whose library is missing reports how to install it and the run goes on."""
+OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
+"""Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
 
 def add_parser(sub) -> None:
     """Register ``bench run``."""
     p = sub.add_parser("run", help="solve every puzzle with several engines, cross-validate counts, store results",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
+                        "(every bundled definition not marked slow)")
     p.add_argument("-e", "--engine", default=DEFAULT_ENGINES, metavar="E1,E2,...",
-                   help=f"engines, each NAME[:VARIANT] (default {DEFAULT_ENGINES}; known: {', '.join(engine_names())})")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per engine and puzzle (default 60)")
+                   help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
     p.add_argument("--rounds", type=int, default=1, metavar="R", help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
     add_redundancy_arguments(p, optional_value=False, default="#")
@@ -53,7 +60,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
     p.add_argument("-o", "--results", metavar="FILE", help="result file (default results/run-DATE-TIME.json)")
-    p.add_argument("--no-save", action="store_true", help="do not write a result file")
+    p.add_argument("--no-save", action="store_true", help="do not write a result file (nor its HTML report)")
+    p.add_argument("--no-html", action="store_true", help="do not write the HTML report beside the result file")
     p.set_defaults(func=cmd_run)
 
 
@@ -69,11 +77,32 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
+def write_html_report(document: dict, path: Path) -> None:
+    """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
+    html_path = path.with_suffix(".html")
+    try:
+        from bench.comparison.html import render_html
+
+        html_path.write_text(render_html([(str(path), document)]), encoding="utf-8")
+    except ModuleNotFoundError as exc:
+        if exc.name not in OPTIONAL_FOR_HTML:
+            raise
+        print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
+              f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
+        return
+    except OSError as exc:
+        print(f"bench: HTML report not written: {html_path}: {exc.strerror}", file=sys.stderr)
+        return
+    print(f"HTML report written to {html_path}", file=sys.stderr)
+
+
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     if args.rounds < 1 or args.timeout <= 0:
         raise UsageError("--rounds must be at least 1 and --timeout positive")
     specs = parse_engines(args.engine)
+    if not args.paths:
+        args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
@@ -95,40 +124,58 @@ def cmd_run(args) -> int:
     compile_seconds = warm_up(specs)
     errors: list[str] = []
     interrupted = False
+    files = definition_files(args.paths)
+    progress = RunProgress(len(files), len(specs) * args.rounds)
     try:
-        for file in definition_files(args.paths):
-            for puzzle, parse_seconds in load_puzzles(file, errors, args.mirror):
+        for file in files:
+            puzzles = list(load_puzzles(file, errors, args.mirror))
+            progress.more_puzzles(len(puzzles) - 1)
+            for puzzle, parse_seconds in puzzles:
+                progress.puzzle(puzzle.name)
                 try:
                     expected = expected_for(puzzle)
                     if args.skip_slow and expected is not None and expected.slow:
+                        progress.done(len(specs) * args.rounds)
                         continue
                     prepared = prepare(puzzle, request)
                 except BenchError as exc:
                     errors.append(f"{puzzle.name}: {exc}")
+                    progress.done(len(specs) * args.rounds)
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
                 entry["filters"] = prepared.filters
                 document["puzzles"].append(entry)
-                print(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items", file=sys.stderr, flush=True)
+                say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
                 reasons = [] if args.no_static_check else unsolvable_reasons(cover)
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
+                    progress.done(len(specs) * args.rounds)
                 else:
                     rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout, compile_seconds,
-                                        parallel)
+                                        parallel, progress)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
+                if reasons:
+                    entry["solution_note"] = "unsolvable, proved without search"
+                else:
+                    entry["solution"], note = first_solution(entry, cover, rows, args.timeout)
+                    if note:
+                        entry["solution_note"] = note
                 if path is not None:
                     results.save(document, path)
     except KeyboardInterrupt:
         interrupted = True
-    print(render_run(document))
+    progress.close()
+    print(summary.table(document))
+    print(summary.verdict(document))
     for message in errors:
         print(message, file=sys.stderr)
     if path is not None:
         results.save(document, path)
         print(f"results written to {path}", file=sys.stderr)
+        if not args.no_html:
+            write_html_report(document, path)
     if interrupted:
         print("bench: interrupted; the finished puzzles are kept", file=sys.stderr)
         return 130

@@ -46,6 +46,7 @@ class GanakEngine(Engine):
     name = "ganak"
     counts_only = True
     requires = ("pyganak",)
+    extra = "count"
 
     def __init__(self, variant: str = ""):
         self.tuning = {}

@@ -25,6 +25,7 @@ class ExactCoverEngine(Engine):
     variant = "get_solution_count"
     counts_only = True
     requires = ("exact_cover",)
+    extra = "compare"
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
