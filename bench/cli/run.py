@@ -22,8 +22,8 @@ from pathlib import Path
 from bench import signals
 from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_filter_arguments, add_moved_o, add_parallel_arguments, add_redundancy_arguments,
-                               engine_list, parallel_options, request_from)
+from bench.cli.options import (add_filter_arguments, add_mirror_argument, add_moved_o, add_parallel_arguments,
+                               add_redundancy_arguments, engine_list, parallel_options, request_from)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.comparison import results, summary
@@ -65,6 +65,7 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
     add_redundancy_arguments(p, default="#")
     add_filter_arguments(p, in_search=False)
+    add_mirror_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
@@ -116,7 +117,7 @@ def cmd_run(args) -> int:
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
-               "fit_rounds": args.fit_rounds}
+               "fit_rounds": args.fit_rounds, "mirror": args.mirror}
     request = request_from(args)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
@@ -138,7 +139,7 @@ def cmd_run(args) -> int:
     progress = RunProgress(len(files), len(specs) * args.rounds)
     try:
         for file in files:
-            puzzles = list(load_puzzles(file, errors))
+            puzzles = list(load_puzzles(file, errors, args.mirror))
             progress.more_puzzles(len(puzzles) - 1)
             for puzzle, parse_seconds in puzzles:
                 progress.puzzle(puzzle.name)

@@ -19,9 +19,9 @@ import numpy as np
 from bench import __version__, signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_parallel_arguments,
-                               add_redundancy_arguments, in_search_settings, parallel_options, request_from, sample_spec,
-                               solution_drawer)
+from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_mirror_argument,
+                               add_parallel_arguments, add_redundancy_arguments, in_search_settings, parallel_options,
+                               request_from, sample_spec, solution_drawer)
 from bench.cli.outcome import EXIT_STATUS_HELP, count_line, exit_status, reached_max_solutions, warning
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.polycube_info import footer_lines, header_lines
@@ -116,6 +116,7 @@ def add_parser(sub) -> None:
                              "default BL")
     output.add_argument("-u", "--unique", action=Switch,
                         help="print only solutions that are unique up to symmetry")
+    add_mirror_argument(output)
     output.add_argument("-t", "--trace", action=OptionalValue, implicit="1", type=integer(what="an integer"),
                         default=0, metavar="[K]", help="show the puzzle after placements and removals (polycube -t)")
     output.add_argument("--json", action="store_true",
@@ -200,6 +201,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
         "redundancyMethod": prepared.request.redundancy_method or "orientation",
         "trace": settings.trace,
         "unique": int(args.unique),
+        "mirror": int(args.mirror),
         "maxSolutions": args.max_solutions or 0,
         "nodeLimit": args.node_limit or 0,
         "timeLimit": args.time_limit or 0,
@@ -287,7 +289,7 @@ def run(args) -> int:
     limited = False
     stop = None
     for path in definition_files(args.files):
-        for puzzle, parse_seconds in load_puzzles(path, errors):
+        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
                 prepared = prepare(puzzle, request, engine)
             except BenchError as exc:
@@ -343,7 +345,7 @@ def run(args) -> int:
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {
                     "status": result.status.value, "partial": result.status != Status.SOLVED,
-                    "covers": result.covers, "unique": result.unique,
+                    "covers": result.covers, "unique": result.unique, "convention": puzzle.convention,
                     "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
                 if recorder is not None:
