@@ -137,9 +137,9 @@ def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tup
     n_pieces = piece_count(cover)
     exact = exact_depth(cover, settings)
     deepest = max(n_pieces - 1 if exact is None else exact, 1)
-    if depth is not None and depth > deepest:
+    if depth is not None and depth > max(n_pieces - 1, 1):
         raise UsageError(f"--split-depth {depth}: this search has {n_pieces} pieces, so it splits at most "
-                         f"{deepest} levels deep")
+                         f"{max(n_pieces - 1, 1)} levels deep")
     d = depth or 1
     top = split(cover, settings, d)
     while depth is None and len(top.subproblems) < parts and d < deepest:
