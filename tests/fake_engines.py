@@ -21,6 +21,16 @@ class CrashEngine(_Fake):
         os.abort()
 
 
+class RaiseEngine(_Fake):
+    """Fails inside its library with an exception that is no user error."""
+
+    name = "raise"
+    supported = frozenset({"max_solutions", "time_limit", "node_limit"})
+
+    def solve(self, cover, settings=None, limits=None, on_solutions=None, on_trace=None):
+        raise RuntimeError("the library broke")
+
+
 class HangEngine(_Fake):
     """Never returns and ignores its time limit."""
 

@@ -67,7 +67,7 @@ def test_report_and_gallery_render_in_chromium(chromium, shots, tmp_path, capsys
     result = tmp_path / "run.json"
     puzzles = ["dominoes_4x4.txt", "somacube.txt", "tetrahexes_4x7.txt", "hexiamonds_6x6.txt",
                "polyspheres_tetrahedron_20.txt"]
-    assert main(["run", "-e", "dlx,fila,sat", "--timeout", "20", "-o", str(result),
+    assert main(["run", "-e", "dlx,fila,sat", "--timeout", "20", "--output-file", str(result),
                  *(str(DEFS / p) for p in puzzles)]) == 0
     assert main(["solve", "-q", "--max-solutions", "6", "--draw", str(tmp_path / "gallery"),
                  str(DEFS / "somacube.txt"), str(DEFS / "polyspheres_tetrahedron_20.txt"),

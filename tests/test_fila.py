@@ -290,8 +290,6 @@ def test_refusals():
     with pytest.raises(Unsupported, match="built from a puzzle"):
         FilaEngine().solve(Cover.from_options([[0, 1], [1]], [1, 1]))
     cover = Cover.from_puzzle(one(DEFS / "dominoes_4x4.txt"))
-    with pytest.raises(UsageError, match="does not implement: trace"):
-        FilaEngine().solve(cover, Settings(trace=2))
     with pytest.raises(UsageError, match="--fila must be between 1 and the number of pieces"):
         FilaEngine().solve(cover, Settings(fila=9))
     with pytest.raises(UsageError, match="does not implement: fila"):

@@ -26,7 +26,7 @@ def test_the_definitions_ship_inside_the_package():
 
 def test_run_with_no_path_solves_the_bundled_quick_puzzles_from_anywhere(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    status = main(["run", "--engine", "dlx", "--timeout", "30", "-o", str(tmp_path / "run.json")])
+    status = main(["run", "--engine", "dlx", "--timeout", "30", "--output-file", str(tmp_path / "run.json")])
     doc = json.loads((tmp_path / "run.json").read_text())
     keys = {p["key"] for p in doc["puzzles"]}
     assert status == 0

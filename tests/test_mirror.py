@@ -129,7 +129,7 @@ def test_solve_mirror_gives_the_soma_cubes_240(capsys):
 def test_run_mirror_cross_validates_every_engine(capsys, tmp_path):
     out_file = tmp_path / "run.json"
     engines = ",".join(sorted({"dlx", "fila", "cpsat", "sat", "xcover"} & set(available_engines())))
-    status = main(["run", "--mirror", "-o", str(out_file), "-e", engines, "--timeout", "60",
+    status = main(["run", "--mirror", "--output-file", str(out_file), "-e", engines, "--timeout", "60",
                    str(DEFS / "somacube.txt"), str(DEFS / "polyspheres_tetrahedron_20.txt")])
     err = capsys.readouterr().err
     assert status == 0, err

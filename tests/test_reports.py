@@ -149,7 +149,7 @@ def test_the_html_report_has_the_table_and_plots_with_labelled_axes(tmp_path, ca
     doc = make_doc()
     path = tmp_path / "run.json"
     path.write_text(json.dumps(doc))
-    assert main(["report", "--html", str(path), "-o", str(tmp_path / "run.html")]) == 0
+    assert main(["report", "--html", str(path), "--output-file", str(tmp_path / "run.html")]) == 0
     page = (tmp_path / "run.html").read_text()
     assert '<table class="summary">' in page and "pentominoes_tetrominoes_diamond_13x13.txt" in page
     # self-contained and static: nothing fetched, nothing run
@@ -167,7 +167,7 @@ def test_the_html_report_has_the_table_and_plots_with_labelled_axes(tmp_path, ca
 def test_bench_run_writes_the_html_report_beside_its_json(tmp_path, capsys):
     pytest.importorskip("matplotlib")
     out_file = tmp_path / "run.json"
-    status = main(["run", "-e", "dlx,sat", "-o", str(out_file), str(DEFS / "dominoes_4x4.txt"), str(DEFS / "somacube.txt")])
+    status = main(["run", "-e", "dlx,sat", "--output-file", str(out_file), str(DEFS / "dominoes_4x4.txt"), str(DEFS / "somacube.txt")])
     out, err = capsys.readouterr()
     assert status == 0, err
     # the terminal gets the compact table and one verdict line
@@ -189,7 +189,7 @@ def test_bench_run_without_the_html_libraries_still_succeeds_and_says_how_to_get
 
     monkeypatch.setattr(html, "render_html", missing)
     out_file = tmp_path / "run.json"
-    assert main(["run", "-e", "dlx", "-o", str(out_file), str(DEFS / "dominoes_4x4.txt")]) == 0
+    assert main(["run", "-e", "dlx", "--output-file", str(out_file), str(DEFS / "dominoes_4x4.txt")]) == 0
     err = capsys.readouterr().err
     assert out_file.exists() and not (tmp_path / "run.html").exists()
     assert "HTML report not written: matplotlib is not installed (pip install jinja2 matplotlib" in err

@@ -25,7 +25,7 @@ def fakes(monkeypatch):
 
 def run(capsys, tmp_path, *argv):
     out_file = tmp_path / "run.json"
-    status = main(["run", "-o", str(out_file), *argv])
+    status = main(["run", "--output-file", str(out_file), *argv])
     out, err = capsys.readouterr()
     return status, out, err, (json.loads(out_file.read_text()) if out_file.exists() else None)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -138,7 +139,7 @@ def test_untuned_fila_filters_a_jagged_region_by_volume_until_a_quarter_of_the_p
     status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", "--node-limit", "2000",
                          str(DEFS / "pentominoes_tetrominoes_diamond_13x13.txt"))
     info = keyvalues(out)
-    assert status == 0 and info["autoTuned"] == "1" and info["VOLUME_FILTER_ONE_SHOT"] == "810"
+    assert status == 3 and info["autoTuned"] == "1" and info["VOLUME_FILTER_ONE_SHOT"] == "810"  # 3: cut by --node-limit
     assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("13", "13", "e=13:f=3")
     # the repeated filter works at DLX's nodes, from the root (17 pieces left) down to 13
     assert int(info["VOLUME_FILTER[17]"]) > 0 and int(info["VOLUME_FILTER[12]"]) == 0
@@ -167,3 +168,20 @@ def test_a_fila_flag_selects_fila_and_turns_auto_tuning_off(capsys):
 def test_dlx_refuses_fila_options(capsys):
     status, _, err = run(capsys, "-e", "dlx", "-f", "3", str(DEFS / "dominoes_4x4.txt"))
     assert status == 2 and "does not implement: fila" in err
+
+
+def test_fila_traces_as_dlx_does(capsys):
+    # -t -K shows the board after each placement that leaves exactly K + 1 pieces: here every FILA placement
+    # with 11 pieces remaining (FILA takes over at 11), FITS[11] of them, each with two pieces on the board
+    status, out, _ = run(capsys, "-e", "fila", "-r", "-f", "11", "-t", "-9", "-i", str(DEFS / "pentominoes_20x3.txt"))
+    info = keyvalues(out)
+    assert status == 0 and info["engine"] == "fila" and int(info["FILA_HANDOFFS"]) > 0
+    boards = re.findall(r"^TRACE \d+:\n(.*?)^END TRACE$", out, re.M | re.S)
+    assert len(boards) == int(info["FITS[11]"]) > 0
+    assert all(board.count(".") == 60 - 2 * 5 for board in boards)
+    # -t 11 adds to -t 12's DLX events the FILA placements with 11 pieces remaining and their removals
+    counts = []
+    for k in ("11", "12"):
+        status, out, _ = run(capsys, "-e", "fila", "-r", "-f", "11", "-t", k, "-q", str(DEFS / "pentominoes_20x3.txt"))
+        counts.append(out.count("END TRACE\n"))
+    assert counts[0] - counts[1] == 2 * int(info["FITS[11]"])

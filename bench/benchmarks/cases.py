@@ -13,9 +13,9 @@ def run_case(prefix: str, name: str, case: tuple, rounds: int | None, out_dir: P
     options, path, default_rounds = case
     result = out_dir / f"{prefix}-{name}.json"
     # one core per engine: these compare engines and published single-thread figures, not machines
-    status = bench_main(["run", *options, "--workers", "1", "--rounds", str(rounds or default_rounds), "-o",
-                         str(result), path])
-    bench_main(["report", str(result), "-o", str(out_dir / f"{prefix}-{name}.md")])
+    status = bench_main(["run", *options, "--workers", "1", "--rounds", str(rounds or default_rounds),
+                         "--output-file", str(result), path])
+    bench_main(["report", str(result), "--output-file", str(out_dir / f"{prefix}-{name}.md")])
     return status
 
 

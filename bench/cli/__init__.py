@@ -17,8 +17,10 @@ Subcommands:
     ``*.txt``), check the ``expected.toml`` beside them, and say why a puzzle
     is unsolvable when a static check proves it.
 
-User errors print one line (``path:line: what was wrong``) and exit with
-status 2; only bugs show a traceback.
+User errors print one line (``path:line: what was wrong``, or
+``bench CMD: error: ...`` for a bad command line) and exit with status 2;
+only bugs show a traceback.  The other exit statuses are listed in
+:mod:`bench.cli.outcome`.
 """
 
 from __future__ import annotations
@@ -27,14 +29,28 @@ import argparse
 import os
 import sys
 
-from bench import __version__
-from bench.cli import estimate, info, report, run, solve
-from bench.errors import BenchError
+from bench import __version__, signals
+from bench.errors import BenchError, UsageError
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one line per error, ``bench solve: error: ...`` with a pointer to ``--help``: a :class:`UsageError`."""
+
+    def error(self, message: str):
+        from bench.cli.facts import escape
+
+        raise UsageError(f"{self.prog}: error: {escape(message)} (see {self.prog} --help)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``bench`` command."""
-    parser = argparse.ArgumentParser(prog="bench", description="Exact-cover tiling puzzles: one matrix, many engines, counts that agree.")
+    """The argument parser of the ``bench`` command.
+
+    The commands' modules (and the numba kernels they import) are imported
+    here, so that :func:`main` has its signal handlers in place first.
+    """
+    from bench.cli import estimate, info, report, run, solve
+
+    parser = Parser(prog="bench", description="Exact-cover tiling puzzles: one matrix, many engines, counts that agree.")
     parser.add_argument("--version", action="version", version=f"bench {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -46,21 +62,40 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def polycube_syntax(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``argv`` with the subcommand's ``--conf`` files read and its optional values made explicit (:mod:`bench.cli.syntax`)."""
+    from bench.cli import syntax
+
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for k, word in enumerate(argv):
+        if word in commands:
+            command = commands[word]
+            rest = syntax.expand_conf(command, argv[k + 1:]) if "--conf" in command._option_string_actions else argv[k + 1:]
+            return argv[: k + 1] + syntax.normalize(command, rest)
+        if not word.startswith("-"):
+            break
+    return argv
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``bench`` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except BenchError as exc:
-        print(exc, file=sys.stderr)
-        return exc.exit_status
-    except KeyboardInterrupt:
-        print("bench: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        # the reader went away (``bench solve ... | head``): stop quietly
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 141
+    """Entry point of the ``bench`` console script; returns the exit status (see :mod:`bench.cli.outcome`)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    with signals.handled():
+        try:
+            parser = build_parser()
+            args = parser.parse_args(polycube_syntax(parser, argv))
+            return args.func(args)
+        except BenchError as exc:
+            print(exc, file=sys.stderr)
+            return exc.exit_status
+        except KeyboardInterrupt:
+            signum = signals.note_interrupt()
+            print(f"bench: stopped by {signals.signal_name(signum)}", file=sys.stderr)
+            return signals.exit_status(signum)
+        except BrokenPipeError:
+            # the reader went away (``bench solve ... | head``): stop quietly
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
 
 
 if __name__ == "__main__":

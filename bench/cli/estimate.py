@@ -17,10 +17,12 @@ import time
 
 from dataclasses import replace
 
-from bench.cli.inputs import load_puzzles
+from bench.cli.facts import escape
+from bench.cli.inputs import definition_files, load_puzzles
 from bench.cli.options import add_filter_arguments, add_redundancy_arguments, in_search_settings, request_from
+from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
-from bench.errors import BenchError, UsageError
+from bench.errors import BenchError
 from bench.native.sampling import estimate_tree
 from bench.prepare import prepare
 
@@ -29,14 +31,20 @@ def add_parser(sub) -> None:
     """Register the ``estimate`` subcommand."""
     p = sub.add_parser("estimate", help="estimate a search's nodes, fits and covers from random paths",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
-    add_redundancy_arguments(p, optional_value=True, default=None)
+    p.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
+                   help="definition files or directories; - reads standard input")
+    add_redundancy_arguments(p, default=None)
     add_filter_arguments(p)
-    p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, as in bench solve (default s)")
-    p.add_argument("--trials", type=int, default=1000, metavar="T", help="random paths per estimate (default 1000)")
-    p.add_argument("-g", "--goal", type=int, default=0, metavar="R", help="paths stop with R pieces left (default 0)")
-    p.add_argument("--seed", type=int, default=1, help="seed of the first estimate (default 1)")
-    p.add_argument("--repeat", type=int, default=1, metavar="K", help="independent estimates (default 1)")
+    p.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
+                   help="ordering heuristics, as in bench solve (default s)")
+    p.add_argument("--trials", type=integer(1, what="a number of paths"), default=1000, metavar="T",
+                   help="random paths per estimate (default 1000)")
+    p.add_argument("-g", "--goal", type=integer(0, what="a count of pieces"), default=0, metavar="R",
+                   help="paths stop with R pieces left (default 0)")
+    p.add_argument("--seed", type=integer(0, 2**63 - 1, what="a seed"), default=1,
+                   help="seed of the first estimate (default 1)")
+    p.add_argument("--repeat", type=integer(1, what="a number of estimates"), default=1, metavar="K",
+                   help="independent estimates (default 1)")
     p.add_argument("--check", action="store_true", help="also run the DLX search and compare (slow on big puzzles)")
     p.add_argument("--json", action="store_true", help="print one JSON document")
     p.set_defaults(func=run)
@@ -44,12 +52,10 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
-    if args.trials < 1 or args.repeat < 1 or args.goal < 0:
-        raise UsageError("--trials and --repeat must be >= 1, --goal >= 0")
     request = request_from(args, Settings(order=args.order, **in_search_settings(args)))
     errors: list[str] = []
     documents = []
-    for path in args.files:
+    for path in definition_files(args.files):
         for puzzle, _ in load_puzzles(path, errors):
             try:
                 prepared = prepare(puzzle, request)
@@ -68,7 +74,7 @@ def run(args) -> int:
             doc = summary(puzzle.name, estimates, seconds, true)
             documents.append(doc)
             if not args.json:
-                print("\n".join(f"{k}={v}" for k, v in doc.items()))
+                print("\n".join(f"{k}={escape(v)}" for k, v in doc.items()))
     if args.json:
         print(json.dumps(documents, indent=2))
     for message in errors:

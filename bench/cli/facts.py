@@ -101,14 +101,29 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
     return facts
 
 
+def escape(value) -> str:
+    """``value`` as text on one line: backslashes and control characters escaped (``\\n``, ``\\x1b``).
+
+    A file or piece name with a newline in it must not start a line of its
+    own in ``KEY=value`` output, where it could pass for another key.
+
+    >>> escape("a\\nSOLUTIONS=0")
+    'a\\\\nSOLUTIONS=0'
+    """
+    text = str(value)
+    if text.isprintable() and "\\" not in text:
+        return text
+    return text.encode("unicode_escape").decode("ascii")
+
+
 def format_facts(facts: dict) -> list[str]:
-    """Render facts as ``KEY=value`` lines; shapes become ``SHAPE[i]={k=v:...}``."""
+    """Render facts as ``KEY=value`` lines (values escaped, :func:`escape`); shapes become ``SHAPE[i]={k=v:...}``."""
     lines = []
     for key, value in facts.items():
         if key == "SHAPE":
             for i, shape in enumerate(value):
-                body = ":".join(f"{k}={v}" for k, v in shape.items())
+                body = ":".join(f"{k}={escape(v)}" for k, v in shape.items())
                 lines.append(f"SHAPE[{i}]={{{body}}}")
         else:
-            lines.append(f"{key}={value}")
+            lines.append(f"{key}={escape(value)}")
     return lines

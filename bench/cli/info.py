@@ -9,6 +9,7 @@ from pathlib import Path
 from bench.cli.facts import format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles
 from bench.cli.options import add_mirror_argument, add_redundancy_arguments
+from bench.cli.values import definition_path
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
@@ -19,14 +20,16 @@ from bench.prepare import Request, prepare, redundancy_argument
 def add_parsers(sub) -> None:
     """Register ``info`` and ``check``."""
     info = sub.add_parser("info", help="print puzzle facts as KEY=value lines (polycube -i, before the search)")
-    info.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
-    add_redundancy_arguments(info, optional_value=False, default="#")
+    info.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
+                      help="definition files or directories; - reads standard input")
+    add_redundancy_arguments(info, default="#")
     add_mirror_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON list instead of KEY=value lines")
     info.set_defaults(func=cmd_info)
 
     check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    check.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
+                       help="definition files or directories (searched for *.txt)")
     add_mirror_argument(check)
     check.set_defaults(func=cmd_check)
 
@@ -36,7 +39,7 @@ def cmd_info(args) -> int:
     errors: list[str] = []
     results = []
     request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method)
-    for path in args.files:
+    for path in definition_files(args.files):
         for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
                 prepared = prepare(puzzle, request)

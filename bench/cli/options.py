@@ -7,11 +7,15 @@ polycube's letters where they do not clash: ``-r`` redundancy filter,
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 import platformdirs
 
 from bench.about import DISTRIBUTION
+from bench.cli.syntax import OptionalValue, piece_word
+from bench.cli.values import MAX_WORKERS, cluster, integer, word
+from bench.engines import engine_names
 from bench.errors import UsageError
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
@@ -23,16 +27,18 @@ def journal_dir() -> Path:
     return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
-def add_redundancy_arguments(parser, optional_value: bool, default: str | None) -> None:
-    """``-r PIECE`` and ``--redundancy-method``.
+def add_redundancy_arguments(parser, default: str | None) -> None:
+    """``-r [PIECE]`` and ``--redundancy-method`` (``parser`` may be an argument group).
 
-    With ``optional_value`` (``bench solve``, ``bench estimate``) ``-r``
-    alone turns the filter on; elsewhere it always takes a value.
+    ``-r`` alone picks a piece (``#``), as in polycube; the next word is its
+    piece only when it cannot be a definition file (:mod:`bench.cli.syntax`).
+    ``default`` applies without ``-r`` (None: off, or the engine's choice
+    for an untuned fila run).
     """
-    kwargs = {"nargs": "?", "const": "#"} if optional_value else {"default": default}
-    parser.add_argument("-r", "--redundancy", metavar="PIECE", **kwargs,
+    parser.add_argument("-r", "--redundancy", "--redundancyFilter", action=OptionalValue, implicit="#",
+                        accepts=piece_word, type=word("a piece name, # or ."), default=default, metavar="[PIECE]",
                         help="rotational-redundancy filter: # picks a piece, . turns it off, or a piece name "
-                             f"(default {default or '.'}{', except for an untuned fila run' if optional_value else ''})")
+                             f"(default {default or '., except for an untuned fila run'})")
     parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS,
                         help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
                              "(the smallest image of each orbit, whichever way the piece is drawn); default "
@@ -48,7 +54,7 @@ def add_mirror_argument(parser) -> None:
 
 
 def add_filter_arguments(parser, in_search: bool = True) -> None:
-    """The filter options of the commands that encode puzzles, as in polycube.
+    """The filter options of the commands that encode puzzles, as in polycube (``parser`` may be a group).
 
     ``-V``, ``-P`` and ``-F`` take an optional count N of pieces remaining:
     alone (or -1) the filter runs once before the search; with N > 0 it
@@ -58,20 +64,40 @@ def add_filter_arguments(parser, in_search: bool = True) -> None:
     """
     where = (" and again at each search node while at least N pieces remain" if in_search else
              "; in-search filtering is per engine, as a variant: dlx:V13")
-    for short, name, what in (("-V", "volume", "drop options that wall off a region no remaining pieces can fill"),
-                              ("-P", "parity", "drop options after which the pieces left cannot reach the parity"),
-                              ("-F", "fit", "drop options after which a cell or a piece can no longer be covered")):
-        parser.add_argument(short, f"--{name}-filter", type=int, nargs="?", const=-1, metavar="N",
+    for short, name, polycube, what in (
+            ("-V", "volume", "--volumeFilter", "drop options that wall off a region no remaining pieces can fill"),
+            ("-P", "parity", "--parityFilter", "drop options after which the pieces left cannot reach the parity"),
+            ("-F", "fit", "--fitFilter", "drop options after which a cell or a piece can no longer be covered")):
+        parser.add_argument(short, f"--{name}-filter", polycube, action=OptionalValue, implicit="-1",
+                            type=integer(-1, what="a count of pieces (-1: once before the search)"), metavar="[N]",
                             help=f"{name} filter: {what}; once before the search{where} (0: off)")
-    parser.add_argument("--fit-rounds", type=int, default=1, metavar="R",
+    parser.add_argument("--fit-rounds", type=integer(0, what="a number of passes"), default=1, metavar="R",
                         help="passes of the fit filter each time it runs (default 1, 0 = until nothing changes)")
     if in_search:
-        parser.add_argument("-p", "--parity-backtrack", type=int, nargs="?", const=1, metavar="N",
+        parser.add_argument("-p", "--parity-backtrack", "--parityBacktrack", action=OptionalValue, implicit="1",
+                            type=integer(0, what="a count of pieces"), metavar="[N]",
                             help="backtrack when the pieces left cannot reach the parity of the cells left "
                                  "(checked while at least N pieces remain, default 1)")
-        parser.add_argument("-v", "--volume-backtrack", type=int, metavar="N",
+        parser.add_argument("-v", "--volume-backtrack", "--volumeBacktrack", type=integer(0, what="a count of pieces"),
+                            metavar="N",
                             help="backtrack when a region of open cells has a volume no pieces left add up to, "
                                  "checked while at least N pieces remain")
+
+
+def engine_list() -> str:
+    """Every registered engine, for help texts: the list is the registry's, so a new engine shows at once."""
+    return ", ".join(engine_names())
+
+
+class _MovedO(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error("-o is the ordering heuristic (polycube's -o, in bench solve and bench estimate); "
+                     "name the output file with --output-file FILE")
+
+
+def add_moved_o(parser) -> None:
+    """``-o`` where it once named an output file: one line saying it is now ``--output-file`` (``-o`` is ordering)."""
+    parser.add_argument("-o", nargs="?", action=_MovedO, help=argparse.SUPPRESS)
 
 
 def in_search_settings(args) -> dict:
@@ -86,8 +112,6 @@ def in_search_settings(args) -> dict:
     for name in ("parity_backtrack", "volume_backtrack"):
         value = getattr(args, name, None)
         if value is not None:
-            if value < 0:
-                raise UsageError(f"--{name.replace('_', '-')} takes a count of pieces >= 0, got {value}")
             out[name] = value
     return out
 
@@ -95,11 +119,6 @@ def in_search_settings(args) -> dict:
 def request_from(args, settings=None, tuned: bool = True) -> Request:
     """The :class:`~bench.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
     asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
-    for name, value in asked.items():
-        if value is not None and value < -1:
-            raise UsageError(f"--{name}-filter takes a count of pieces >= 0, or -1 for once before the search; got {value}")
-    if args.fit_rounds < 0:
-        raise UsageError(f"--fit-rounds must be >= 0, got {args.fit_rounds}")
     on = {name: value not in (None, 0) for name, value in asked.items()}
     kwargs = {} if settings is None else {"settings": settings}
     return Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
@@ -108,29 +127,34 @@ def request_from(args, settings=None, tuned: bool = True) -> Request:
 
 
 def add_parallel_arguments(parser) -> None:
-    """``--workers``, ``--cluster`` and ``--split-depth``."""
-    parser.add_argument("-w", "--workers", type=int, metavar="N",
+    """``--workers``, ``--cluster`` and ``--split-depth`` (``parser`` may be an argument group)."""
+    parser.add_argument("-w", "--workers", type=integer(1, MAX_WORKERS, what="a number of processes"), metavar="N",
                         help=f"worker processes (default: every core, {default_workers()} here, once random paths say "
                              "the search is worth splitting; 1 keeps everything in one process)")
-    parser.add_argument("--cluster", metavar="tcp://HOST:PORT",
+    parser.add_argument("--cluster", type=cluster, metavar="tcp://HOST:PORT",
                         help="solve the sub-problems on this Dask scheduler's workers (they need bench installed)")
-    parser.add_argument("--split-depth", type=int, metavar="D",
+    parser.add_argument("--split-depth", type=integer(1, what="a number of levels"), metavar="D",
                         help=f"split the search D levels deep (default: deep enough for {SUBPROBLEMS_PER_WORKER} "
                              "sub-problems per worker, the large ones one level deeper)")
 
 
 def parallel_options(args) -> ParallelOptions | None:
-    """The split asked for on the command line; None when the user asked for one process."""
-    if args.workers is not None and args.workers < 1:
-        raise UsageError("--workers must be >= 1")
-    if args.split_depth is not None and args.split_depth < 1:
-        raise UsageError("--split-depth must be >= 1")
+    """The split asked for on the command line; None when the user asked for one process.
+
+    A journal checkpoints the sub-problems of a split, so ``--journal``
+    asks for a split and is refused with ``--workers 1``.
+    """
     resume = getattr(args, "resume", False)
-    explicit = args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
+    journal = getattr(args, "journal", None)
+    explicit = (args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
+                or journal is not None)
     if args.workers == 1 and args.cluster is None and not resume:
+        if journal is not None:
+            raise UsageError("--journal checkpoints the sub-problems of a split search, and --workers 1 does not "
+                             "split; give --workers 2 or more (or leave --journal out)")
         return None
     return ParallelOptions(workers=args.workers or default_workers(), cluster=args.cluster,
-                           journal=getattr(args, "journal", None),
+                           journal=Path(journal) if journal is not None else None,
                            journal_dir=journal_dir() if hasattr(args, "journal") else None,
                            resume=resume, depth=args.split_depth, progress=getattr(args, "progress", None),
                            explicit=explicit)
@@ -163,13 +187,13 @@ def solution_drawer(args, cover, partial: bool):
 
 
 def sample_spec(text: str) -> tuple[int, int, int]:
-    """``T[,R[,SEED]]`` of ``--sample``: trials, pieces left where a path stops, seed."""
+    """``T[,R[,SEED]]`` of ``--sample`` (an argparse type): trials, pieces left where a path stops, seed."""
     parts = text.split(",")
     try:
         values = [int(p) for p in parts]
     except ValueError:
-        raise UsageError(f"--sample {text}: expected T[,R[,SEED]] as integers, e.g. 1000,0,1") from None
+        raise argparse.ArgumentTypeError(f"expected T[,R[,SEED]] as integers, e.g. 1000,0,1; got '{text}'") from None
     if not 1 <= len(values) <= 3 or values[0] < 1 or (len(values) > 1 and values[1] < 0):
-        raise UsageError(f"--sample {text}: expected T >= 1 trials, then R >= 0 pieces left and a seed")
+        raise argparse.ArgumentTypeError(f"expected T >= 1 trials, then R >= 0 pieces left and a seed; got '{text}'")
     trials, goal, seed = (values + [0, 1][len(values) - 1:])[:3]
     return trials, goal, seed

@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from bench.cli.options import add_moved_o
+from bench.cli.values import existing_file, fraction, output_file
 from bench.comparison import report, results
 from bench.comparison.compare import compare
 from bench.comparison.markdown import render_markdown
@@ -13,18 +15,20 @@ from bench.comparison.markdown import render_markdown
 def add_parsers(sub) -> None:
     """Register ``report`` and ``compare``."""
     rep = sub.add_parser("report", help="render stored result files as Markdown, HTML or CSV; runs no solver")
-    rep.add_argument("results", nargs="+", metavar="RESULT", help="result files written by bench run")
+    rep.add_argument("results", nargs="+", type=existing_file, metavar="RESULT", help="result files written by bench run")
     form = rep.add_mutually_exclusive_group()
     form.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
     form.add_argument("--html", action="store_true",
                       help="one self-contained HTML page: summary, plots, level profiles, a solution per puzzle")
-    rep.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    rep.add_argument("--output-file", dest="output", type=output_file, metavar="FILE",
+                     help="write to FILE instead of standard output")
+    add_moved_o(rep)
     rep.set_defaults(func=cmd_report)
 
     cmp = sub.add_parser("compare", help="what differs between two runs, and what got faster or slower")
-    cmp.add_argument("before", metavar="A")
-    cmp.add_argument("after", metavar="B")
-    cmp.add_argument("--threshold", type=float, default=0.1, help="relative change counted as noise (default 0.1)")
+    cmp.add_argument("before", type=existing_file, metavar="A")
+    cmp.add_argument("after", type=existing_file, metavar="B")
+    cmp.add_argument("--threshold", type=fraction, default=0.1, help="relative change counted as noise (default 0.1)")
     cmp.set_defaults(func=cmd_compare)
 
 

@@ -14,14 +14,18 @@ The exit status is 1 when any count disagrees or an engine failed.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench import signals
 from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_filter_arguments, add_mirror_argument, add_parallel_arguments,
-                               add_redundancy_arguments, parallel_options, request_from)
+from bench.cli.options import (add_filter_arguments, add_mirror_argument, add_moved_o, add_parallel_arguments,
+                               add_redundancy_arguments, engine_list, parallel_options, request_from)
+from bench.cli.outcome import EXIT_STATUS_HELP
+from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.comparison import results, summary
 from bench.comparison.pictures import first_solution
 from bench.comparison.progress import RunProgress, say
@@ -43,23 +47,32 @@ OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 def add_parser(sub) -> None:
     """Register ``bench run``."""
     p = sub.add_parser("run", help="solve every puzzle with several engines, cross-validate counts, store results",
-                       description=__doc__.split("\n\n")[0])
-    p.add_argument("paths", nargs="*", metavar="PATH",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Every engine on the same matrix, counts cross-validated, results stored.",
+                       epilog=f"engines: {engine_list()}\n\nexamples:\n"
+                              "  bench run                                  # every engine, the bundled quick puzzles\n"
+                              "  bench run -e dlx,fila,xcover --rounds 3 defs/pentominoes_10x6.txt\n"
+                              "  bench run -e fila:f11/of=11/n0,fila:f11/of=11/n,dlx -V defs/pentominoes_10x6.txt"
+                              "\n\n" + EXIT_STATUS_HELP)
+    p.add_argument("paths", nargs="*", type=definition_path, metavar="PATH",
                    help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
                         "(every bundled definition not marked slow)")
-    p.add_argument("-e", "--engine", default=DEFAULT_ENGINES, metavar="E1,E2,...",
+    p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
                    help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
-    p.add_argument("--rounds", type=int, default=1, metavar="R", help="runs of each engine per puzzle; medians reported")
+    p.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
+    p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
+                   help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
-    add_redundancy_arguments(p, optional_value=False, default="#")
+    add_redundancy_arguments(p, default="#")
     add_filter_arguments(p, in_search=False)
     add_mirror_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
-    p.add_argument("-o", "--results", metavar="FILE", help="result file (default results/run-DATE-TIME.json)")
+    p.add_argument("--output-file", "--results", dest="results", type=output_file, metavar="FILE",
+                   help="result file (default results/run-DATE-TIME.json)")
+    add_moved_o(p)
     p.add_argument("--no-save", action="store_true", help="do not write a result file (nor its HTML report)")
     p.add_argument("--no-html", action="store_true", help="do not write the HTML report beside the result file")
     p.set_defaults(func=cmd_run)
@@ -98,8 +111,6 @@ def write_html_report(document: dict, path: Path) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
-    if args.rounds < 1 or args.timeout <= 0:
-        raise UsageError("--rounds must be at least 1 and --timeout positive")
     specs = parse_engines(args.engine)
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
@@ -166,6 +177,7 @@ def cmd_run(args) -> int:
                     results.save(document, path)
     except KeyboardInterrupt:
         interrupted = True
+        stop = signals.note_interrupt()
     progress.close()
     print(summary.table(document))
     print(summary.verdict(document))
@@ -177,8 +189,8 @@ def cmd_run(args) -> int:
         if not args.no_html:
             write_html_report(document, path)
     if interrupted:
-        print("bench: interrupted; the finished puzzles are kept", file=sys.stderr)
-        return 130
+        print(f"bench: stopped by {signals.signal_name(stop)}; the finished puzzles are kept", file=sys.stderr)
+        return signals.exit_status(stop)
     if document["validation"]:
         for problem in document["validation"]:
             print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)

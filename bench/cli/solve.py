@@ -12,17 +12,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
+import time
 
 import numpy as np
 
-from bench.cli.facts import format_facts, puzzle_facts
-from bench.cli.inputs import load_puzzles
+from bench import __version__, signals
+from bench.cli.facts import escape, format_facts, puzzle_facts
+from bench.cli.inputs import definition_files, load_puzzles
 from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_mirror_argument,
                                add_parallel_arguments, add_redundancy_arguments, in_search_settings, parallel_options,
                                request_from, sample_spec, solution_drawer)
+from bench.cli.outcome import EXIT_STATUS_HELP, count_line, exit_status, reached_max_solutions, warning
 from bench.cli.output import layout_lines, parse_format, render
+from bench.cli.polycube_info import footer_lines, header_lines
 from bench.cli.progress import SolveProgress, watching
+from bench.cli.syntax import OptionalValue, Switch
+from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.errors import BenchError, UsageError
 from bench.models.diagnose import unsolvable_reasons
@@ -31,50 +36,115 @@ from bench.parallel.runner import solve_maybe_parallel
 from bench.prepare import prepare
 
 
+EXAMPLES = {
+    "engine": ("bench solve defs/pentominoes_10x6.txt                 # DLX, every solution drawn",
+               "bench solve -q -e fila defs/tetriscube.txt             # FILA, tuned by itself; the count only",
+               "bench solve -q -e ganak defs/dominoes_6x6.txt          # a model counter: counts only, with -q"),
+    "filters": ("bench solve -r -V defs/pentominoes_10x6.txt            # redundancy and one-shot volume filters",
+                "bench solve -rX -V13 -p defs/pentominoes_10x6.txt      # piece X; volume at each node while 13 remain",
+                "bench solve -r -F --max-solutions 1 -i defs/pentominoes_10x6.txt"),
+    "FILA": ("bench solve -i -r -V -f11 -of=11 -n -- defs/pentominoes_10x6.txt   # the FILA article's P5",
+             "bench solve -q -rL -f11 -oe=11:f=3 defs/tetriscube.txt            # TC4",
+             "bench solve -f0 defs/pentominoes_10x6.txt                          # FILA off: DLX only"),
+    "output": ("bench solve -O FC defs/pentominoes_20x3.txt            # full definitions in coordinates",
+               "bench solve -u -i=1 defs/somacube.txt                  # unique solutions, statistics",
+               "bench solve -t 3 defs/dominoes_4x4.txt                 # trace placements"),
+    "limits": ("bench solve --time-limit 10 defs/tetriscube.txt         # stop after 10 s (exit 3, counts partial)",
+               "bench solve --max-solutions 1 defs/pentominoes_10x6.txt"),
+    "parallel": ("bench solve -q -w 2 defs/tetriscube.txt               # split over two processes",
+                 "bench solve -q -w 2 --journal tc.jsonl defs/tetriscube.txt; bench solve -q -w 2 --journal tc.jsonl "
+                 "--resume defs/tetriscube.txt"),
+}
+
+
+def _group(parser, title: str, what: str, key: str):
+    """An argument group whose description ends with its examples."""
+    lines = "\n".join(f"  {line}" for line in EXAMPLES[key])
+    return parser.add_argument_group(title, f"{what}\n\nexamples:\n{lines}")
+
+
 def add_parser(sub) -> None:
-    """Register the ``solve`` subcommand."""
+    """Register the ``solve`` subcommand, its options grouped by purpose with examples."""
     p = sub.add_parser("solve", help="solve puzzles polycube-style and print their solutions",
-                       description="Solve every puzzle of the given files. Options follow polycube 2.0; "
-                                   "put -- before the files when an option with an optional argument comes last.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
-    p.add_argument("-e", "--engine", help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
-    add_redundancy_arguments(p, optional_value=True, default=None)
-    add_filter_arguments(p)
-    add_mirror_argument(p)
-    p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
-    p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s; fila: see --info)")
-    p.add_argument("-f", "--fila", type=int, metavar="N",
-                   help="hand each branch from DLX to FILA when N pieces remain (default for fila: all but the first)")
-    p.add_argument("-n", "--nof", action=argparse.BooleanOptionalAction, default=None,
-                   help="FILA's neighbour occupancy filtering (default on)")
-    p.add_argument("-g", "--goal", type=int, default=0, metavar="N",
-                   help="report a partial assembly whenever N pieces remain, then backtrack")
-    p.add_argument("-t", "--trace", type=int, default=0, metavar="K", help="show the puzzle after placements and removals (polycube -t)")
-    p.add_argument("-i", "--info", action="store_true", help="print configuration, puzzle facts and statistics")
-    p.add_argument("-q", "--quiet", action="store_true", help="do not print solutions")
-    p.add_argument("-O", "--output", default="BL", metavar="FORMAT", help="B/F/S then L/C (default BL)")
-    p.add_argument("-u", "--unique", action="store_true", help="print only solutions that are unique up to symmetry")
-    p.add_argument("--max-solutions", type=int, metavar="N", help="stop after N covers")
-    p.add_argument("--node-limit", type=int, metavar="N", help="stop after N search nodes")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS", help="stop after this much solve time")
-    p.add_argument("--no-static-check", action="store_true",
-                   help="search even when a static check (parity, volume, a piece that fits nowhere) proves the puzzle unsolvable")
-    p.add_argument("--json", action="store_true", help="print one JSON document instead of solutions and KEY=value lines")
-    p.add_argument("--solutions", action="store_true",
-                   help="with --json, include the solutions found (with -u the unique ones) as piece placements; "
-                        "bound them with --max-solutions")
-    add_parallel_arguments(p)
-    p.add_argument("--journal", type=Path, metavar="FILE",
-                   help="checkpoint journal of a split run (default: the user's cache directory, "
-                        "e.g. ~/.cache/polyform-bench/journals/PUZZLE-ENGINE-KEY.jsonl)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the split run whose journal matches this puzzle, engine and settings")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                   help="progress bar on standard error (default: on a terminal, once a run lasts 2 s)")
-    p.add_argument("-s", "--sample", metavar="T[,R[,SEED]]",
-                   help="estimate the search instead of running it: T random paths (Knuth), stopping with R "
-                        "pieces left (default 0), seeded with SEED (default 1); see also bench estimate")
-    add_drawing_arguments(p)
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       description="Solve every puzzle of the given files (directories: every *.txt below) with one "
+                                   "engine.\nOptions follow polycube 2.0 (-r, -rX, -V13, -n0, -i=1, -of=11, "
+                                   "--conf FILE); an optional value\nis taken from the next word only when that "
+                                   "word cannot be a file, so -r defs/x.txt solves defs/x.txt.",
+                       epilog=EXIT_STATUS_HELP)
+    p.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
+                   help="definition files or directories; - reads standard input")
+    p.add_argument("--version", action="version", version=f"bench {__version__} (polycube 2.0 command line)")
+    p.add_argument("--conf", metavar="FILE",
+                   help="read options from FILE, one NAME=VALUE a line (polycube's --conf; the command line wins)")
+
+    engine = _group(p, "engine", "Which engine searches, and how it orders its choices.", "engine")
+    engine.add_argument("-e", "--engine", type=word("an engine name"), metavar="NAME[:VARIANT]",
+                        help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
+    engine.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
+                        help="ordering heuristics, e.g. s=12:f=5 (polycube's -o; default s; fila: see --info)")
+    engine.add_argument("-g", "--goal", type=integer(0, what="a count of pieces"), default=0, metavar="N",
+                        help="report a partial assembly whenever N pieces remain, then backtrack")
+    engine.add_argument("-s", "--sample", type=sample_spec, metavar="T[,R[,SEED]]",
+                        help="estimate the search instead of running it: T random paths (Knuth), stopping with R "
+                             "pieces left (default 0), seeded with SEED (default 1); see also bench estimate")
+    engine.add_argument("--no-static-check", action="store_true",
+                        help="search even when a static check (parity, volume, a piece that fits nowhere) proves "
+                             "the puzzle unsolvable")
+
+    filters = _group(p, "filters", "Filters and backtrack triggers (polycube's -r -R -V -P -F -p -v); none changes "
+                                   "a count.", "filters")
+    add_redundancy_arguments(filters, default=None)
+    filters.add_argument("-R", "--redundancy-first", "--redundancyFilterFirst", action=Switch,
+                         help="branch on the redundancy piece first")
+    add_filter_arguments(filters)
+
+    fila = _group(p, "FILA", "The hand-off from DLX to FILA (polycube's -f and -n).", "FILA")
+    fila.add_argument("-f", "--fila", type=integer(0, what="a count of pieces"), metavar="N",
+                      help="hand each branch from DLX to FILA when N pieces remain (0: DLX only; default for fila: "
+                           "all but the first)")
+    fila.add_argument("-n", "--nof", action=Switch, default=None,
+                      help="FILA's neighbour occupancy filtering (default on; -n0 turns it off)")
+    fila.add_argument("--no-nof", dest="nof", action="store_false", help="the same as -n0")
+
+    output = _group(p, "output", "What is printed (solutions on standard output, the count line on standard "
+                                 "error).", "output")
+    output.add_argument("-q", "--quiet", action=Switch, help="do not print solutions")
+    output.add_argument("-i", "--info", action=Switch, help="print configuration, puzzle facts and statistics")
+    output.add_argument("-O", "--output", type=word("a format such as BL"), default="BL", metavar="FORMAT",
+                        help="solution format: B/F/S (brief, full, sub-puzzle) then L/C (layout, coordinates); "
+                             "default BL")
+    output.add_argument("-u", "--unique", action=Switch,
+                        help="print only solutions that are unique up to symmetry")
+    add_mirror_argument(output)
+    output.add_argument("-t", "--trace", action=OptionalValue, implicit="1", type=integer(what="an integer"),
+                        default=0, metavar="[K]", help="show the puzzle after placements and removals (polycube -t)")
+    output.add_argument("--json", action="store_true",
+                        help="print one JSON document instead of solutions and KEY=value lines")
+    output.add_argument("--solutions", action="store_true",
+                        help="with --json, include the solutions found (with -u the unique ones) as piece placements; "
+                             "bound them with --max-solutions")
+    output.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bar on standard error (default: on a terminal, once a run lasts 2 s)")
+    add_drawing_arguments(output)
+
+    limits = _group(p, "limits", "When to stop early.  A stopped search prints a warning and partial counts.",
+                    "limits")
+    limits.add_argument("--max-solutions", type=integer(1, what="a number of solutions"), metavar="N",
+                        help="stop after N covers (exit status 0: what was asked for)")
+    limits.add_argument("--node-limit", type=integer(1, what="a number of nodes"), metavar="N",
+                        help="stop after N search nodes (exit status 3)")
+    limits.add_argument("--time-limit", type=seconds, metavar="SECONDS",
+                        help="stop after this much solve time (exit status 3)")
+
+    parallel = _group(p, "parallel", "Splitting the search over processes or machines, with a checkpoint journal.",
+                      "parallel")
+    add_parallel_arguments(parallel)
+    parallel.add_argument("--journal", type=output_file, metavar="FILE",
+                          help="checkpoint journal of a split run (default: the user's cache directory, e.g. "
+                               "~/.cache/polyform-bench/journals/PUZZLE-ENGINE-KEY.jsonl); asks for a split")
+    parallel.add_argument("--resume", action="store_true",
+                          help="continue the split run whose journal matches this puzzle, engine and settings")
     p.set_defaults(func=run)
 
 
@@ -83,7 +153,14 @@ TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "p
 
 
 def engine_name(args) -> str:
-    """The engine asked for: ``--engine``, else fila when a FILA option is given, else dlx."""
+    """The engine asked for: ``--engine``, else fila when a FILA option is given, else dlx.
+
+    ``-f 0`` is polycube's "FILA off": DLX only.
+    """
+    if args.fila == 0:
+        if args.engine and get_engine(args.engine).name == "fila":
+            raise UsageError("-f 0 turns FILA off, which leaves DLX: use --engine dlx, or -f N with N > 0 for fila")
+        return args.engine or "dlx"
     if args.engine:
         return args.engine
     return "fila" if args.fila is not None or args.nof is not None else "dlx"
@@ -96,9 +173,8 @@ def tuned(args) -> bool:
 
 def settings_from(args) -> Settings:
     """Engine settings from the command line."""
-    if args.goal < 0:
-        raise UsageError("--goal must be >= 0")
-    return Settings(order=args.order, goal=args.goal, trace=args.trace, fila=args.fila, nof=args.nof,
+    return Settings(order=args.order, goal=args.goal, trace=args.trace, fila=args.fila or None,
+                    nof=None if args.fila == 0 else args.nof,
                     **in_search_settings(args))
 
 
@@ -162,12 +238,15 @@ def constraint_lines(stats: dict, one_shot: dict, n_pieces: int) -> list[str]:
 def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[str]:
     """The after-search ``KEY=value`` lines."""
     stats = result.stats
-    lines = [f"STATUS={result.status.value}", f"SOLUTIONS={result.covers}"]
+    lines = [f"STATUS={result.status.value}", f"PARTIAL={'false' if result.status == Status.SOLVED else 'true'}",
+             f"SOLUTIONS={result.covers}"]
     if result.unique is not None:
         lines += [f"UNIQUE={result.unique}", f"TOTAL={result.total}"]
     solve = result.timings.get("solve", 0.0)
-    if solve > 0:
+    if solve > 0 and result.covers is not None:
         lines.append(f"SOLUTIONS_PER_SEC={result.covers / solve:.4f}")
+        if result.unique is not None:
+            lines.append(f"UNIQUE_PER_SEC={result.unique / solve:.4f}")
     for key in ("kernel", "nodes", "updates", "dead_ends"):
         if key in stats:
             lines.append(f"{key.upper()}={stats[key]}")
@@ -177,34 +256,39 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
     for key, value in stats.get("parallel", {}).items():
-        lines.append(f"PARALLEL_{key.upper()}={value}")
+        lines.append(f"PARALLEL_{key.upper()}={escape(value)}")
     lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
         if values:
             width = len(str(n_pieces))
             lines += [f"{label}[{n:>{width}}]={values[n]}" for n in range(1, len(values))]
-    for phase, seconds in result.timings.items():
-        lines.append(f"{phase.upper()}_SECONDS={seconds:.6f}")
+    for phase, spent in result.timings.items():
+        lines.append(f"{phase.upper()}_SECONDS={spent:.6f}")
     return lines
 
 
 def run(args) -> int:
-    """Solve every puzzle of ``args.files``; returns the exit status."""
+    """Solve every puzzle of ``args.files``; returns the exit status (see :mod:`bench.cli.outcome`)."""
     if args.solutions and not args.json:
         raise UsageError("--solutions adds the solutions to --json's document; without --json they are printed anyway")
     form, piece_form = parse_format(args.output)
     engine = get_engine(engine_name(args))
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
-    limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
+    printing = not (args.quiet or args.json)
+    if (printing or args.solutions or args.draw is not None) and engine.counts_only:
+        raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json "
+                         "without --solutions, and no --draw) to get its counts")
+    limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
     errors: list[str] = []
     failed: list[str] = []
     documents = []
-    interrupted = False
-    for path in args.files:
+    limited = False
+    stop = None
+    for path in definition_files(args.files):
         for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
                 prepared = prepare(puzzle, request, engine)
@@ -212,27 +296,33 @@ def run(args) -> int:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue
             cover, settings, filter_counters = prepared.cover, prepared.settings, prepared.filters
+            n_pieces = sum(s.multiplicity for s in puzzle.shapes)
+            if settings.goal >= max(n_pieces, 1):
+                errors.append(f"{puzzle.name}: --goal {settings.goal}: the puzzle has {n_pieces} pieces; "
+                              f"expected a goal from 0 to {max(n_pieces - 1, 0)}")
+                continue
             config = configuration(args, prepared, engine.name)
             reasons = unsolvable_reasons(cover)
             facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, **prepared.timings}, reasons)
             facts.update(filter_counters)
+            started = time.time()
             if args.info and not args.json:
-                print("\n".join(f"{k}={v}" for k, v in config.items()))
-                print("\n".join(format_facts(facts)))
-            printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0,
-                                       silent=args.quiet or args.json)
+                print("\n".join(header_lines(started)))
+                print("\n".join(f"{k}={escape(v)}" for k, v in config.items()))
+                print("\n".join(format_facts(facts)), flush=True)
+            printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0)
             recorder = _SolutionRecorder(cover, args.unique, partial=settings.goal > 0) if args.json and \
                 args.solutions else None
-            tracer = _Tracer(cover) if settings.trace and not args.json else None
+            tracer = _Tracer(cover) if not args.json else None
             if reasons and not args.no_static_check:
                 # proven without search: an exact count of zero
                 proof = "; ".join(reasons)
                 result = Result(engine=engine.name, status=Status.SOLVED, covers=0, unique=0, total=0,
                                 message=f"unsolvable without search: {proof}", timings={"solve": 0.0})
                 if not args.json:
-                    print(f"{puzzle.name}: unsolvable without search: {proof}", file=sys.stderr)
+                    print(f"{escape(puzzle.name)}: unsolvable without search: {proof}", file=sys.stderr)
             elif args.sample:
-                trials, goal, seed = sample_spec(args.sample)
+                trials, goal, seed = args.sample
                 estimate = estimate_tree(cover, settings, trials, seed, goal)
                 print("\n".join(f"ESTIMATE_{k.upper()}={v:.6g}" if isinstance(v, float) else f"ESTIMATE_{k.upper()}={v}"
                                 for k, v in estimate.to_json().items()))
@@ -240,63 +330,76 @@ def run(args) -> int:
             else:
                 drawer = solution_drawer(args, cover, partial=settings.goal > 0)
                 # a bar on the terminal only where solutions are not printed on it too
-                progress = None if tracer is not None or args.json or not (args.quiet or not sys.stdout.isatty()) \
+                progress = None if settings.trace or args.json or not (args.quiet or not sys.stdout.isatty()) \
                     else SolveProgress(cover, settings)
                 with watching(progress):
-                    result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
-                                                  printing=not (args.quiet or args.json) or recorder is not None
-                                                  or drawer is not None,
-                                                  on_solutions=(recorder or printer) if drawer is None
-                                                  else drawer.also(recorder or printer), on_trace=tracer)
+                    sink = recorder or (printer if printing else None)
+                    if drawer is not None:
+                        sink = drawer.also(sink) if sink is not None else drawer
+                    result = solve_guarded(cover, engine, settings, limits, parallel,
+                                           printing or recorder is not None or drawer is not None, sink, tracer)
                 if drawer is not None:
-                    print(f"{puzzle.name}: {drawer.drawn} pictures in {args.draw}, gallery {drawer.finish()}",
-                          file=sys.stderr)
+                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
+                          f"{escape(drawer.finish())}", file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
-            n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {
-                    "status": result.status.value, "covers": result.covers, "unique": result.unique,
-                    "convention": puzzle.convention, "total": result.total, "variant": result.variant, "stats": result.stats,
+                    "status": result.status.value, "partial": result.status != Status.SOLVED,
+                    "covers": result.covers, "unique": result.unique, "convention": puzzle.convention,
+                    "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
                 if recorder is not None:
                     documents[-1]["solutions"] = recorder.solutions
             elif args.info:
                 print("\n".join(result_lines(result, n_pieces, filter_counters)))
-            if result.status == Status.ERROR:
-                failed.append(f"{puzzle.name}: {result.message}")
-            elif result.message and result.status != Status.SOLVED and not args.json:
-                print(f"{puzzle.name}: {result.message}", file=sys.stderr)
-            interrupted = interrupted or result.status == Status.INTERRUPTED
-            if interrupted:
+                print("\n".join(footer_lines(result, prepared.timings, time.time())))
+            sys.stdout.flush()
+            print(count_line(puzzle.name, result), file=sys.stderr)
+            cut = warning(puzzle.name, result, limits)
+            if cut:
+                print(cut, file=sys.stderr)
+            elif result.status == Status.ERROR:
+                failed.append(f"error: {escape(puzzle.name)}: {result.message}")
+            limited = limited or result.status in (Status.LIMIT, Status.TIMEOUT) and not reached_max_solutions(result, limits)
+            if result.status == Status.INTERRUPTED:
+                stop = signals.note_interrupt()
                 break
-        if interrupted:
+        if stop is not None:
             break
     if args.json:
         json.dump(documents, sys.stdout, indent=2)
         sys.stdout.write("\n")
     for message in errors + failed:
         print(message, file=sys.stderr)
-    if interrupted:
-        print("bench: interrupted; the counts above are partial", file=sys.stderr)
-        return 130
-    return 2 if errors else (1 if failed else 0)
+    if stop is not None:
+        return signals.exit_status(stop)
+    return exit_status(bool(errors), bool(failed), limited)
+
+
+def solve_guarded(cover, engine, settings, limits, parallel, printing, printer, tracer) -> Result:
+    """The engine's solve, split when asked; an engine that crashes gives an ``error`` result with its message."""
+    try:
+        return solve_maybe_parallel(cover, engine, settings, limits, parallel, printing=printing,
+                                    on_solutions=printer, on_trace=tracer)
+    except (BenchError, BrokenPipeError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever fails inside an engine is its result, never a traceback
+        return Result(engine=engine.name, status=Status.ERROR,
+                      message=f"engine '{engine.name}' failed: {type(exc).__name__}: {exc}")
 
 
 class _SolutionPrinter:
     """Prints each batch of covers as it arrives (numbered in order of output)."""
 
-    def __init__(self, cover, form, piece_form, unique_only, partial, silent):
+    def __init__(self, cover, form, piece_form, unique_only, partial):
         self.cover = cover
         self.form = form
         self.piece_form = piece_form
         self.unique_only = unique_only
         self.partial = partial
-        self.silent = silent
         self.printed = 0
 
     def __call__(self, batch, weights) -> None:
-        if self.silent:
-            return
         out = []
         for options, weight in zip(batch, weights):
             if self.unique_only and not self.partial and weight == 0:
@@ -305,7 +408,9 @@ class _SolutionPrinter:
             out.append(f"# --- SOLUTION {self.printed} ---")
             out.extend(render(self.cover, options, self.form, self.piece_form, self.partial))
         if out:
-            sys.stdout.write("\n".join(out) + "\n")
+            with signals.deferred():
+                sys.stdout.write("\n".join(out) + "\n")
+                sys.stdout.flush()
 
 
 class _SolutionRecorder:
@@ -337,5 +442,7 @@ class _Tracer:
         self.count += 1
         grid = self.cover.grid(options, partial=True)
         lines = [f"TRACE {self.count}:"] + layout_lines(grid, self.cover.puzzle.lattice) + ["END TRACE"]
-        sys.stdout.write("\n".join(lines) + "\n")
+        with signals.deferred():
+            sys.stdout.write("\n".join(lines) + "\n")
+            sys.stdout.flush()
 

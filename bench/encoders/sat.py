@@ -37,6 +37,8 @@ ENCODINGS = ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "l
 # python-sat cannot interrupt these mid-call: the clock is checked between calls and
 # bench run's hard timeout stops a call that never returns
 NOT_INTERRUPTIBLE = ("cadical", "kissat")
+# python-sat's kissat refuses clauses after a solve (it aborts the process): enumerate by solving afresh
+NOT_INCREMENTAL = ("kissat",)
 AT_MOST_ONE_ONLY = frozenset({"pairwise", "bitwise", "ladder"})
 
 
@@ -155,42 +157,55 @@ class SatEngine(Engine):
         n = cover.n_options
         collector = Collector(cover, limits, on_solutions)
         status, message, calls = Status.SOLVED, "", 0
-        with Solver(name=self.solver, bootstrap_with=clauses) as solver:
-            setup = time.perf_counter() - t0
-            timer = None
-            interruptible = not self.solver.startswith(NOT_INTERRUPTIBLE)
-            if limits.time_limit is not None and interruptible:
-                timer = threading.Timer(limits.time_limit, solver.interrupt)
-                timer.start()
-            start = time.perf_counter()
-            try:
-                while True:
-                    calls += 1
-                    found = solver.solve_limited(expect_interrupt=True) if interruptible else solver.solve()
-                    if found is None:
-                        status, message = Status.TIMEOUT, "time limit"
-                        break
-                    if not found:
-                        break
-                    model = solver.get_model()
-                    chosen = [v - 1 for v in model[:n] if v > 0]
-                    if collector.add(chosen):
-                        status = Status.LIMIT
-                        break
-                    solver.add_clause([-(o + 1) for o in chosen])
-                    # an interrupt that arrives between two calls is lost, so check the clock too
-                    if collector.out_of_time():
-                        status, message = Status.TIMEOUT, "time limit"
-                        break
-            except KeyboardInterrupt:
-                status, message = Status.INTERRUPTED, "interrupted"
-            except CoverError as exc:
-                status, message = Status.ERROR, str(exc)
-            finally:
-                if timer is not None:
-                    timer.cancel()
-            seconds = time.perf_counter() - start
+        incremental = not self.solver.startswith(NOT_INCREMENTAL)
+        blocked: list[list[int]] = []
+        solver = Solver(name=self.solver, bootstrap_with=clauses)
+        setup = time.perf_counter() - t0
+        timer = None
+        interruptible = not self.solver.startswith(NOT_INTERRUPTIBLE)
+        if limits.time_limit is not None and interruptible:
+            timer = threading.Timer(limits.time_limit, solver.interrupt)
+            timer.start()
+        start = time.perf_counter()
+        try:
+            while True:
+                calls += 1
+                found = solver.solve_limited(expect_interrupt=True) if interruptible else solver.solve()
+                if found is None:
+                    status, message = Status.TIMEOUT, "time limit"
+                    break
+                if not found:
+                    break
+                model = solver.get_model()
+                chosen = [v - 1 for v in model[:n] if v > 0]
+                if collector.add(chosen):
+                    status = Status.LIMIT
+                    break
+                block = [-(o + 1) for o in chosen]
+                if incremental:
+                    solver.add_clause(block)
+                else:
+                    # a solver that takes no clause after solving starts afresh with every cover blocked so far
+                    blocked.append(block)
+                    solver.delete()
+                    solver = Solver(name=self.solver, bootstrap_with=clauses + blocked)
+                # an interrupt that arrives between two calls is lost, so check the clock too
+                if collector.out_of_time():
+                    status, message = Status.TIMEOUT, "time limit"
+                    break
+        except KeyboardInterrupt:
+            status, message = Status.INTERRUPTED, "interrupted"
+        except CoverError as exc:
+            status, message = Status.ERROR, str(exc)
+        finally:
+            if timer is not None:
+                timer.cancel()
+        seconds = time.perf_counter() - start
+        try:
             stats = {key: int(value) for key, value in solver.accum_stats().items()}
+        except NotImplementedError:
+            stats = {}  # kissat exposes none
+        solver.delete()
         stats.update({"variables": n_vars, "clauses": len(clauses), "calls": calls})
         return collector.result(self.name, self.variant, status, seconds, stats=stats, message=message,
                                 timings={"setup": setup, "compile": 0.0})

@@ -29,7 +29,8 @@ from bench.models.tuning import cheapest_redundancy, filtered_handoff
 from bench.native import dlx
 from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
 from bench.native.constraints import C_PARITY_BT, C_VOLUME_BT
-from bench.native.fila_kernel import F_AVAIL, F_PHASE, FORWARD, TriggerArgs, fila_search
+from bench.native.fila_kernel import (F_AVAIL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, TriggerArgs,
+                                      fila_search)
 from bench.native.fila_lists import Handoff, Plan, build_handoff, make_plan, words
 from bench.native.search import Search, piece_count
 
@@ -73,7 +74,7 @@ class FilaRun:
         fam[self.p0 + 1 :] = -1
         self.fam = fam
         depth = self.p0 + 1
-        self.fstate = np.zeros(3, dtype=np.int64)
+        self.fstate = np.zeros(N_FSTATE, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
         self.fstate[F_AVAIL] = np.uint64((1 << self.n_shapes) - 1).view(np.int64)
         occ_stack = np.zeros((depth + 1, n_words), dtype=np.uint64)
@@ -132,7 +133,12 @@ class FilaRun:
             self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
             s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
-            self.spare, self.fcons)
+            s.trace, self.spare, self.fcons)
+
+    def trace_event(self) -> tuple[str, np.ndarray]:
+        """The trace event the last slice stopped at: ``place`` or ``remove``, and the options on the board."""
+        kind = "place" if self.fstate[F_TRACE_KIND] == 1 else "remove"
+        return kind, self.chosen[: self.fstate[F_TRACE_LEN]].copy()
 
 
 # -- the engine ---------------------------------------------------------------------------------
@@ -215,8 +221,8 @@ class FilaEngine(Engine):
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
-    supported = frozenset({"order", "goal", "first_item", "fila", "nof", "prefix", "max_solutions", "node_limit",
-                           "time_limit", "auto"}) | CONSTRAINTS
+    supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "max_solutions",
+                           "node_limit", "time_limit", "auto"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
@@ -273,7 +279,7 @@ class FilaEngine(Engine):
         self.check(settings, limits)
         settings = self.resolve(cover, settings)
         compile_seconds = warm_up()
-        search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions)
+        search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
         exact = settings.goal == 0
         stats = search.stats()
         stats["no_fits"] = stats["attempts"] - stats["fits"]
@@ -293,13 +299,13 @@ class FilaEngine(Engine):
         )
 
 
-def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None):
+def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None):
     """Run DLX with hand-offs to FILA under resolved ``settings``; returns the search, FILA totals and set-up seconds."""
     t0 = time.perf_counter()
     plan = make_plan(cover, settings.order, piece_count(cover), settings.fila, settings.nof)
     totals = {"handoffs": 0, "geometric": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0,
               "setup_seconds": 0.0}
-    search = Search(cover, settings, limits, on_solutions, None,
+    search = Search(cover, settings, limits, on_solutions, on_trace,
                     handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS,
                     handoff_shapes=MAX_SHAPES)
     setup_seconds = time.perf_counter() - t0

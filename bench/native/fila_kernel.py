@@ -25,16 +25,18 @@ from numba import njit
 
 from bench.native.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
                                    load, lowest, merge, store, test, with_bit)
-from bench.native.codes import DONE, PAUSED, S_NODES, record_cover
+from bench.native.codes import DONE, PAUSED, S_NODES, TRACE, record_cover
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
 
 
 # selection kinds per number of remaining pieces
 FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
-# phases of the kernel
-FORWARD, NEXT_SHAPE, SCAN, BACKUP = 0, 1, 2, 3
-# slots of the FILA state array
-F_LEVEL, F_PHASE, F_AVAIL = range(3)
+# phases of the kernel; RESTORE resumes a back-up after the trace of the removal
+FORWARD, NEXT_SHAPE, SCAN, BACKUP, RESTORE = 0, 1, 2, 3, 4
+# slots of the FILA state array: the search's place, and the last trace event (1 placed, 2 removed) with the
+# number of options it shows
+F_LEVEL, F_PHASE, F_AVAIL, F_TRACE_KIND, F_TRACE_LEN = range(5)
+N_FSTATE = 5
 # columns of the level stack: the list cursor and its end in the fit buffer, the shapes still to try, the shape
 # being tried, the buffer half in use, and the entry placed at the level
 L_CURSOR, L_END, L_TODO, L_SHAPE, L_BASE, L_ENTRY = range(6)
@@ -57,11 +59,15 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                 fbuf, fcount, flen, p0, n_shapes,
                 state, attempts, fits,
                 prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
-                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, spare, fcons):
+                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, trace, spare, fcons):
     """Run FILA from the saved state for at most ``node_budget`` nodes.
 
-    Returns DONE, PAUSED, FULL_STOP or BUFFER_FULL (codes of
-    :mod:`bench.native.codes`); calling again resumes where it stopped.  Counts
+    Returns DONE, PAUSED, FULL_STOP, BUFFER_FULL or TRACE (codes of
+    :mod:`bench.native.codes`); calling again resumes where it stopped.
+    ``trace`` is polycube's ``-t K``, as in DLX: a placement is reported
+    when at least K - 1 pieces remain (exactly 1 - K for K < 0), a removal
+    when at least K remain; the options on the board are then
+    ``chosen[:fstate[F_TRACE_LEN]]``.  Counts
     go to the DLX search's ``state``, ``attempts`` and ``fits``, so limits
     and statistics cover the whole pipeline.  ``lay`` and ``occ_stack`` are
     ``uint64[:]`` for one-word bitfields and ``uint64[:, 2]`` for two.
@@ -140,6 +146,21 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                 counters[K_VOLUME_BT, p] += 1
                 return True
         return False
+
+    def traced(placed, left):
+        # the DLX kernel's rule, so that a trace reads the same across the hand-off
+        if placed:
+            return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
+        return trace > 0 and left >= trace
+
+    def show(lv, what):
+        # the options on the board, for the trace event ``what``
+        for t in range(n_prefix):
+            chosen[t] = prefix[t]
+        for t in range(np.int64(lv)):
+            chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
+        fstate[F_TRACE_KIND] = what
+        fstate[F_TRACE_LEN] = n_prefix + np.int64(lv)
 
     def list_set(f, c, occ):
         # cell c's list set for the occupancy of its variable neighbours (NOF)
@@ -287,6 +308,12 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                 break
             level -= one
             p += one
+            phase = RESTORE
+            if trace > 0 and traced(False, np.int64(p)):
+                show(level, 2)
+                status = TRACE
+                break
+        if phase == RESTORE:
             k = stk[level, L_CURSOR]
             kend = stk[level, L_END]
             todo = stk[level, L_TODO]
@@ -311,6 +338,10 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             p -= one
             store(occ_stack, level, occ)
             phase = FORWARD
+            if trace != 0 and traced(True, np.int64(p)):
+                show(level, 1)
+                status = TRACE
+                break
         else:
             # the list is exhausted: the piece goes back to the warehouse
             if left[sh] == 0:

@@ -14,9 +14,10 @@ from contextvars import ContextVar
 
 import numpy as np
 
+from bench import signals
 from bench.engines.protocol import Limits, Settings, Status
-from bench.native.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_DEAD, S_LEVEL,
-                                S_NODES, S_PHASE, S_STORED, S_TRACE_KIND, S_UPDATES, TRACE)
+from bench.native.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
+                                S_LEVEL, S_NODES, S_PHASE, S_STORED, S_TOTAL, S_TRACE_KIND, S_UNIQUE, S_UPDATES, TRACE)
 from bench.native.constraints import build_constraints
 from bench.native.heuristics import compile_order
 from bench.native.sparse_sets import branching_list, build_sets, dlx_search, seed_random
@@ -114,6 +115,7 @@ class Search:
         self.cons_args = self.constraints.args()
         self.sprod = np.ones(depth + 2, dtype=np.float64)
         self.est = np.zeros(3, dtype=np.float64)
+        self.trace = settings.trace
         self.set_prefix(settings.prefix)
 
     def set_prefix(self, prefix: tuple) -> None:
@@ -126,48 +128,86 @@ class Search:
         self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, False, self.sprod, self.est)
 
     def run(self) -> Status:
-        """Search until done or a limit stops it."""
+        """Search until done, a limit stops it or a signal asks it to stop (see :mod:`bench.signals`).
+
+        Every cover found before the stop is handed to ``on_solutions``.
+        """
         limits = self.limits
         budget = 1 << 14
         start = time.perf_counter()
         status = Status.SOLVED
         monitor = MONITOR.get()
         try:
-            while True:
-                if limits.node_limit is not None:
-                    left = limits.node_limit - int(self.state[S_NODES])
-                    if left <= 0:
+            with signals.polled():
+                while True:
+                    if signals.stop_requested() is not None:
+                        status = Status.INTERRUPTED
+                        break
+                    if limits.node_limit is not None:
+                        left = limits.node_limit - int(self.state[S_NODES])
+                        if left <= 0:
+                            status = Status.LIMIT
+                            break
+                        budget = min(budget, left)
+                    t0 = time.perf_counter()
+                    code = self._slice(budget)
+                    elapsed = time.perf_counter() - t0
+                    if code == BUFFER_FULL:
+                        self._drain()
+                    if code == DONE:
+                        break
+                    if code == FULL_STOP:
                         status = Status.LIMIT
                         break
-                    budget = min(budget, left)
-                t0 = time.perf_counter()
-                code = self._slice(budget)
-                elapsed = time.perf_counter() - t0
-                if code == BUFFER_FULL:
-                    self._drain()
-                if code == DONE:
-                    break
-                if code == FULL_STOP:
-                    status = Status.LIMIT
-                    break
-                if code == TRACE and self.on_trace is not None:
-                    kind = "place" if self.state[S_TRACE_KIND] == 1 else "remove"
-                    level = int(self.state[S_LEVEL])
-                    self.on_trace(kind, self.chosen[:level].copy())
-                if code == PAUSED:
-                    # aim for slices of about 20 ms so limits and Ctrl-C are honoured promptly
-                    budget = int(min(max(budget * (0.02 / max(elapsed, 1e-6)), 1 << 10), 1 << 26))
-                if limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
-                    status = Status.TIMEOUT
-                    break
-                if monitor is not None:
-                    monitor(self)
+                    if code == TRACE and self.on_trace is not None:
+                        self.on_trace(*self.trace_event())
+                    if code == PAUSED:
+                        # aim for slices of about 20 ms so limits and signals are honoured promptly
+                        budget = int(min(max(budget * (0.02 / max(elapsed, 1e-6)), 1 << 10), 1 << 26))
+                    if signals.status_requested():
+                        signals.write_status(self.status_lines(time.perf_counter() - start))
+                    if signals.trace_toggled():
+                        self.toggle_trace()
+                    if limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
+                        status = Status.TIMEOUT
+                        break
+                    if monitor is not None:
+                        monitor(self)
         except KeyboardInterrupt:
             status = Status.INTERRUPTED
         self.solve_seconds = time.perf_counter() - start
-        # after Ctrl-C the covers found are kept but no longer handed to the sink
-        self._drain(notify=status != Status.INTERRUPTED)
+        self._drain()
         return status
+
+    def trace_event(self) -> tuple[str, np.ndarray]:
+        """The trace event the last slice stopped at (the sub-search's when it ran): its kind and the options placed."""
+        if self.sub is not None:
+            return self.sub.trace_event()
+        kind = "place" if self.state[S_TRACE_KIND] == 1 else "remove"
+        return kind, self.chosen[: int(self.state[S_LEVEL])].copy()
+
+    def status_lines(self, seconds: float) -> list[str]:
+        """What SIGUSR1 prints: the counts and counters so far, as ``KEY=value`` lines."""
+        state = self.state
+        lines = ["# status so far (SIGUSR1)", "STATUS=running", f"ELAPSED_SECONDS={seconds:.3f}",
+                 f"SOLUTIONS={int(state[S_COVERS])}"]
+        if self.classify:
+            lines += [f"UNIQUE={int(state[S_UNIQUE])}", f"TOTAL={int(state[S_TOTAL])}"]
+        lines += [f"NODES={int(state[S_NODES])}", f"ATTEMPTS_TOTAL={int(self.attempts.sum())}",
+                  f"FITS_TOTAL={int(self.fits.sum())}", f"LEVEL={int(state[S_LEVEL])}"]
+        return lines
+
+    def toggle_trace(self) -> None:
+        """SIGUSR2: trace every placement and removal from now on, or stop tracing.
+
+        The sparse-set kernel and FILA trace, given a tracer to print to;
+        otherwise the signal is answered with why.
+        """
+        if type(self)._slice is not Search._slice or self.on_trace is None:
+            signals.write_status(["# trace (SIGUSR2): this search cannot trace; -t selects the DLX kernel that "
+                                  "can (sparse sets), and FILA traces too"])
+            return
+        self.trace = 0 if self.trace else (self.settings.trace or 1)
 
     def _slice(self, budget: int) -> int:
         """Run the search for at most ``budget`` nodes: the sub-search at hand, else DLX."""
@@ -186,14 +226,14 @@ class Search:
             self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
             self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-            self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.settings.trace,
+            self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.trace,
             self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
         if code == HANDOFF:
             self.sub = self.handoff(self)
             return PAUSED
         return code
 
-    def _drain(self, notify: bool = True) -> None:
+    def _drain(self) -> None:
         """Hand the buffered covers to the sink and keep the first ``keep_solutions``."""
         stored = int(self.state[S_STORED])
         if stored == 0:
@@ -202,7 +242,7 @@ class Search:
         self.state[S_STORED] = 0
         if len(self.kept) < self.keep:
             self.kept.extend(batch[: self.keep - len(self.kept)])
-        if notify and self.on_solutions is not None:
+        if self.on_solutions is not None:
             self.on_solutions(batch, self.sol_weight[:stored].tolist())
 
     def sample(self, trials: int, seed: int) -> np.ndarray:

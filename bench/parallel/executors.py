@@ -14,6 +14,7 @@ that dies; a task that raises is retried twice.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import socket
 import subprocess
 import sys
@@ -42,6 +43,12 @@ def solve_one(payload, prefix: tuple) -> dict:
 def _install(payload) -> None:
     global _payload
     _payload = payload
+    # the parent answers a stop signal for the whole run (it kills the pool); a worker that stopped on
+    # its own would hand back partial counts as if its sub-problem were finished
+    for number in (signal.SIGINT, getattr(signal, "SIGHUP", None)):
+        if number is not None:
+            signal.signal(number, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _solve_installed(prefix: tuple) -> dict:

@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bench import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
 from bench.native.search import piece_count
@@ -136,6 +137,9 @@ def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tup
     n_pieces = piece_count(cover)
     exact = exact_depth(cover, settings)
     deepest = max(n_pieces - 1 if exact is None else exact, 1)
+    if depth is not None and depth > max(n_pieces - 1, 1):
+        raise UsageError(f"--split-depth {depth}: this search has {n_pieces} pieces, so it splits at most "
+                         f"{max(n_pieces - 1, 1)} levels deep")
     d = depth or 1
     top = split(cover, settings, d)
     while depth is None and len(top.subproblems) < parts and d < deepest:
@@ -244,6 +248,15 @@ def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, ke
         queue.close()
 
 
+def status_lines(finished, n_subproblems: int, seconds: float) -> list[str]:
+    """What SIGUSR1 prints during a split run (at the next finished sub-problem): the counts so far."""
+    finished = list(finished)
+    return ["# status so far (SIGUSR1)", "STATUS=running", f"ELAPSED_SECONDS={seconds:.3f}",
+            f"SUBPROBLEMS_DONE={len(finished)}", f"SUBPROBLEMS={n_subproblems}",
+            f"SOLUTIONS={sum(r['covers'] for r in finished)}",
+            f"UNIQUE={sum(r['unique'] or 0 for r in finished)}", f"TOTAL={sum(r['total'] or 0 for r in finished)}"]
+
+
 def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None) -> Result:
     """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster."""
     reason = splittable(engine, settings, limits)
@@ -308,6 +321,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     payload = (cover, engine, settings)
     report: dict = {}
     solve_start = time.perf_counter()
+    outcomes = None
     try:
         if client is not None:
             outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
@@ -317,11 +331,17 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             if isinstance(outcome, BaseException):
                 errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
                 continue
+            if outcome["status"] != Status.SOLVED.value:
+                # partial counts of a sub-problem are never journaled: a resume would take them as final
+                errors[sub.ident] = outcome["status"]
+                continue
             record = {"id": sub.ident, **outcome}
             if journal is not None:
                 journal.record(record)
             done[sub.ident] = record
             progress.advance(sub.ident)
+            if signals.status_requested():
+                signals.write_status(status_lines(done.values(), len(subs), time.perf_counter() - solve_start))
             if limits is not None and limits.time_limit is not None and \
                     time.perf_counter() - solve_start >= limits.time_limit:
                 status = Status.TIMEOUT
@@ -330,6 +350,9 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             outcomes.close()
     except KeyboardInterrupt:
         status = Status.INTERRUPTED
+        signals.note_interrupt()
+        if outcomes is not None:
+            outcomes.close()
     finally:
         progress.close()
         if journal is not None:

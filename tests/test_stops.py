@@ -1,0 +1,228 @@
+"""Searches cut short: never silent (a warning, a non-zero status), never lossy (every solution found printed).
+
+The signal tests run ``bench solve`` in a child process and signal it once
+its search has started (the ``-i`` facts are printed, and flushed, just
+before the search).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bench.cli import main
+from bench.engines import ENGINES
+from conftest import DEFS, ROOT
+
+SLOW_SEARCH = DEFS / "pentominoes_1s_18x5.txt"  # hours in DLX: always still running when signalled
+
+
+def start_solve(*argv):
+    return subprocess.Popen([sys.executable, "-m", "bench", "solve", *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc) -> tuple[str, str]:
+    """The rest of a child's output once it ends (read through the same buffers as :func:`wait_for_line`)."""
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.wait(timeout=60)
+    return out, err
+
+
+def wait_for_line(stream, pattern: str, timeout: float = 120) -> list[str]:
+    """Lines read from ``stream`` up to the first matching ``pattern`` (a regex)."""
+    lines = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = stream.readline()
+        if not line:
+            break
+        lines.append(line)
+        if re.search(pattern, line):
+            return lines
+    raise AssertionError(f"no line matching {pattern!r} in {lines[-5:]}")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_every_stop_signal_gives_partial_counts_a_warning_and_128_plus_its_number(signum):
+    proc = start_solve("-i", "-q", "-w", "1", str(SLOW_SEARCH))
+    head = wait_for_line(proc.stdout, r"^UNSOLVABLE=")
+    time.sleep(0.5)
+    proc.send_signal(signum)
+    out, err = finish(proc)
+    out = "".join(head) + out
+    assert proc.returncode == 128 + signum
+    assert "STATUS=interrupted" in out and "PARTIAL=true" in out and "NODES=" in out
+    name = signal.Signals(signum).name
+    assert re.search(rf"warning: .*pentominoes_1s_18x5.txt: {name}.* stopped the search; the counts are partial", err)
+    assert "(dlx, interrupted, partial)" in err and "Traceback" not in err
+
+
+def test_ctrl_c_after_thousands_of_solutions_leaves_every_one_printed(tmp_path):
+    # 12,988,816 domino tilings of 8x8, printed as they are found: the search is far from done when stopped
+    path = tmp_path / "dominoes_8x8.txt"
+    path.write_text("D:xDim=8:yDim=8:zDim=1\n" + "".join(f"C:name=d{k}:layout=0 0 0, 1 0 0\n" for k in range(32))
+                    + "~D\n")
+    proc = start_solve("-i", "-w", "1", str(path))
+    head = wait_for_line(proc.stdout, r"^# --- SOLUTION 5000 ---")
+    proc.send_signal(signal.SIGINT)
+    out, err = finish(proc)
+    out = "".join(head) + out
+    printed = len(re.findall(r"^# --- SOLUTION \d+ ---$", out, re.M))
+    found = int(re.search(r"^SOLUTIONS=(\d+)$", out, re.M).group(1))
+    assert proc.returncode == 130
+    assert printed == found > 5000
+    # every printed solution is whole: 8 rows of 8 cells each
+    last = out.split(f"# --- SOLUTION {printed} ---\n", 1)[1].splitlines()[:8]
+    assert all(len(row.split()) == 8 for row in last)
+
+
+def test_sigusr1_prints_the_status_so_far_and_sigusr2_toggles_the_trace():
+    # -p puts the search on the sparse-set kernel, the one that traces
+    proc = start_solve("-i", "-p", "-w", "1", str(SLOW_SEARCH))
+    wait_for_line(proc.stdout, r"^UNSOLVABLE=")
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGUSR1)
+    status = wait_for_line(proc.stderr, r"^LEVEL=")
+    assert "STATUS=running\n" in status and any(line.startswith("NODES=") for line in status)
+    proc.send_signal(signal.SIGUSR2)
+    trace = wait_for_line(proc.stdout, r"^END TRACE")
+    assert any(line.startswith("TRACE ") for line in trace)
+    proc.send_signal(signal.SIGINT)
+    finish(proc)
+    assert proc.returncode == 130
+
+
+def test_a_time_limit_cut_warns_and_exits_3(capsys):
+    status = main(["solve", "-q", "-w", "1", "--time-limit", "0.05", str(SLOW_SEARCH)])
+    err = capsys.readouterr().err
+    assert status == 3
+    assert "(dlx, timeout, partial)" in err
+    assert "warning: " in err and "--time-limit 0.05 s stopped the search; the counts are partial" in err
+
+
+def test_a_node_limit_cut_warns_and_exits_3_but_max_solutions_is_what_was_asked(capsys):
+    assert main(["solve", "-q", "--node-limit", "100", str(DEFS / "pentominoes_10x6.txt")]) == 3
+    assert "--node-limit 100 stopped the search" in capsys.readouterr().err
+    assert main(["solve", "-q", "--max-solutions", "3", str(DEFS / "pentominoes_10x6.txt")]) == 0
+    err = capsys.readouterr().err
+    assert "pentominoes_10x6.txt: 3 covers" in err and "warning" not in err
+
+
+def test_every_solve_ends_with_a_count_line_on_standard_error(capsys):
+    assert main(["solve", "-q", "-e", "fila", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert re.fullmatch(r".*pentominoes_20x3.txt: 2 covers, 2 unique, 8 total in \d+\.\d{3} s \(fila, solved\)\n", err)
+
+
+@pytest.mark.slow
+def test_the_tetris_cube_count_line_with_fila(capsys):
+    assert main(["solve", "-q", "-e", "fila", str(DEFS / "tetriscube.txt")]) == 0
+    assert re.search(r"tetriscube.txt: 9839 covers, 9839 unique, 236136 total in .* \(fila, solved\)",
+                     capsys.readouterr().err)
+
+
+def test_counting_engines_run_under_quiet_and_report_their_counts(capsys):
+    assert main(["solve", "-q", "--engine", "ganak", str(DEFS / "dominoes_6x6.txt")]) == 0
+    assert "dominoes_6x6.txt: 6728 covers in" in capsys.readouterr().err
+    assert main(["solve", "-q", "--engine", "exact-cover", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    assert "pentominoes_20x3.txt: 8 covers in" in capsys.readouterr().err
+    assert main(["solve", "--engine", "ganak", str(DEFS / "dominoes_6x6.txt")]) == 2
+    assert "counts solutions without producing them: add -q" in capsys.readouterr().err
+
+
+def test_kissat_enumerates_without_incremental_clauses(capsys):
+    assert main(["solve", "-q", "--engine", "sat:kissat404", str(DEFS / "dominoes_4x4.txt")]) == 0
+    assert "dominoes_4x4.txt: 36 covers, 9 unique, 36 total" in capsys.readouterr().err
+
+
+def test_an_engine_that_fails_gives_an_error_status_not_a_traceback(capsys, monkeypatch):
+    monkeypatch.setitem(ENGINES, "raise", "fake_engines:RaiseEngine")
+    status = main(["solve", "-q", "--engine", "raise", str(DEFS / "dominoes_4x4.txt")])
+    err = capsys.readouterr().err
+    assert status == 1
+    assert "(raise, error, partial)" in err and "RuntimeError: the library broke" in err
+
+
+def test_a_journal_needs_a_split(capsys, tmp_path):
+    journal = tmp_path / "j.jsonl"
+    assert main(["solve", "-q", "-w", "1", "--journal", str(journal), str(DEFS / "pentominoes_20x3.txt")]) == 2
+    assert "--journal checkpoints the sub-problems of a split search" in capsys.readouterr().err
+    assert not journal.exists()
+    # with a split, the journal it writes resumes to the same counts
+    assert main(["solve", "-q", "-w", "2", "--journal", str(journal), str(DEFS / "pentominoes_10x6.txt")]) == 0
+    assert main(["solve", "-q", "-w", "2", "--journal", str(journal), "--resume", str(DEFS / "pentominoes_10x6.txt")]) == 0
+    err = capsys.readouterr().err
+    assert len(journal.read_text().splitlines()) > 2
+    assert err.count("9356 covers, 2339 unique, 9356 total") == 2
+
+
+def children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as f:
+        return [int(p) for p in f.read().split()]
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_split_solve_stops_on_sigterm_and_sighup_with_a_resume_hint_and_no_worker_left(tmp_path, signum):
+    journal = tmp_path / "j.jsonl"
+    proc = start_solve("-q", "-w", "2", "--journal", str(journal), str(SLOW_SEARCH))
+    deadline = time.monotonic() + 120
+    while not journal.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)
+    workers = children(proc.pid)
+    assert workers
+    proc.send_signal(signum)
+    out, err = finish(proc)
+    assert proc.returncode == 128 + signum
+    assert f"{signal.Signals(signum).name} stopped the search; the counts are partial" in err
+    assert f"resume with --resume (journal {journal})" in err and "Traceback" not in err
+    time.sleep(2)
+    assert not [pid for pid in workers if alive(pid)]
+
+
+def test_sigusr1_in_a_split_run_prints_the_counts_of_the_finished_sub_problems(tmp_path):
+    journal = tmp_path / "j.jsonl"
+    proc = start_solve("-q", "-w", "2", "--journal", str(journal), "-e", "fila", str(DEFS / "tetriscube.txt"))
+    deadline = time.monotonic() + 120
+    while not journal.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGUSR1)
+    status = wait_for_line(proc.stderr, r"^TOTAL=")
+    proc.send_signal(signal.SIGTERM)
+    finish(proc)
+    assert "STATUS=running\n" in status and any(line.startswith("SUBPROBLEMS_DONE=") for line in status)
+    assert proc.returncode == 143
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_bench_run_stops_on_sigterm_and_sighup_keeping_the_finished_puzzles(tmp_path, signum):
+    out_file = tmp_path / "run.json"
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", "-e", "dlx", "--timeout", "120", "--output-file",
+                             str(out_file), str(DEFS / "pentominoes_20x3.txt"), str(SLOW_SEARCH)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wait_for_line(proc.stderr, r"pentominoes_1s_18x5.txt: \d+ options")
+    time.sleep(1)
+    proc.send_signal(signum)
+    out, err = finish(proc)
+    assert proc.returncode == 128 + signum
+    assert f"stopped by {signal.Signals(signum).name}; the finished puzzles are kept" in err
+    rows = json.loads(out_file.read_text())["rows"]
+    assert [(r["puzzle"].split("/")[-1], r["status"], r["covers"]) for r in rows][:1] == \
+        [("pentominoes_20x3.txt", "solved", 2)]
