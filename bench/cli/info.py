@@ -12,7 +12,7 @@ from bench.cli.options import add_redundancy_arguments
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
-from bench.models.expected import FILE_NAME, expected_for, load_expected
+from bench.models.expected import FILE_NAME, expected_for, expected_problems, load_expected
 from bench.prepare import Request, prepare, redundancy_argument
 
 
@@ -61,6 +61,7 @@ def check_expected_file(directory: str) -> list[str]:
         recorded = load_expected(directory)
     except BenchError as exc:
         return [str(exc)]
+    problems.extend(expected_problems(directory).values())
     for key in sorted(recorded):
         name, _, index = key.partition("#")
         target = Path(directory) / name
@@ -87,10 +88,14 @@ def cmd_check(args) -> int:
         for puzzle, _ in load_puzzles(path, errors):
             try:
                 cover = prepare(puzzle).cover
-                expected = expected_for(puzzle)
             except BenchError as exc:
                 errors.append(f"{puzzle.name}: {exc}")
                 continue
+            try:
+                expected = expected_for(puzzle)
+            except BenchError as exc:
+                errors.append(str(exc))
+                expected = None
             reasons = unsolvable_reasons(cover)
             X, Y, Z = puzzle.dims
             lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
@@ -103,6 +108,6 @@ def cmd_check(args) -> int:
                 print(f"    {reason}")
     for directory in sorted(directories):
         errors.extend(check_expected_file(directory))
-    for message in errors:
+    for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)
     return 2 if errors else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench.errors import BenchError
+from bench.errors import BenchError, UsageError
 from bench.models.definition import parse_file
 from bench.models.puzzle import Puzzle
 
@@ -27,12 +27,24 @@ def load_puzzles(path: str, errors: list[str]):
 
 
 def definition_files(paths: list[str]) -> list[str]:
-    """Expand directories to the ``*.txt`` files below them, in sorted order."""
+    """Expand directories to the ``*.txt`` files below them, in sorted order.
+
+    Raises
+    ------
+    UsageError
+        For an empty path (it would mean the working directory) or a
+        directory without any ``*.txt`` file (a run of nothing is no success).
+    """
     out = []
     for path in paths:
+        if path == "":
+            raise UsageError("an empty path was given; expected a definition file or a directory")
         p = Path(path)
         if path != "-" and p.is_dir():
-            out.extend(str(f) for f in sorted(p.rglob("*.txt")))
+            found = sorted(p.rglob("*.txt"))
+            if not found:
+                raise UsageError(f"{path}: no definition files (*.txt) in this directory")
+            out.extend(str(f) for f in found)
         else:
             out.append(path)
     return out

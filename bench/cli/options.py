@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.errors import UsageError
+from bench.files import check_output
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
 from bench.prepare import Request, redundancy_argument
@@ -110,6 +111,9 @@ def parallel_options(args) -> ParallelOptions | None:
         raise UsageError("--workers must be >= 1")
     if args.split_depth is not None and args.split_depth < 1:
         raise UsageError("--split-depth must be >= 1")
+    journal = getattr(args, "journal", None)
+    if journal is not None:
+        check_output(journal, "--journal")
     resume = getattr(args, "resume", False)
     explicit = args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
     if args.workers == 1 and args.cluster is None and not resume:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from bench.comparison import report, results
+from bench.files import check_output, write_atomic
 
 
 def add_parsers(sub) -> None:
@@ -25,13 +25,15 @@ def add_parsers(sub) -> None:
 
 def cmd_report(args) -> int:
     """``bench report``: Markdown or CSV of result files."""
+    if args.output is not None:
+        check_output(args.output, "-o")
     documents = [(path, results.load(path)) for path in args.results]
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)
     else:
         text = "\n".join(report.render_markdown(doc, source=path) for path, doc in documents)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if args.output is not None:
+        write_atomic(args.output, text, "-o")
     else:
         sys.stdout.write(text)
     return 0

@@ -25,9 +25,10 @@ from bench.comparison import results
 from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
-from bench.comparison.validation import validate
+from bench.comparison.validation import INPUT, input_problems, validate
 from bench.engines import engine_names, get_engine
 from bench.errors import BenchError, UsageError
+from bench.files import check_directory, check_output
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import expected_for
 from bench.prepare import prepare
@@ -68,6 +69,15 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
+def output_path(given: str | None) -> Path:
+    """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+    if given is not None:
+        return check_output(given, "-o")
+    path = results.default_path()
+    check_directory(path.parent, "results folder", "give -o FILE elsewhere, or --no-save")
+    return path
+
+
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     if args.rounds < 1 or args.timeout <= 0:
@@ -90,20 +100,27 @@ def cmd_run(args) -> int:
         options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
         options["split_every_search"] = parallel.explicit
     document = results.new_document(["bench", "run", *args.paths], options)
-    path = None if args.no_save else Path(args.results) if args.results else results.default_path()
+    path = None if args.no_save else output_path(args.results)
+    files = definition_files(args.paths)
     compile_seconds = warm_up(specs)
     errors: list[str] = []
     interrupted = False
     try:
-        for file in definition_files(args.paths):
-            for puzzle, parse_seconds in load_puzzles(file, errors):
+        for file in files:
+            file_errors: list[str] = []
+            for puzzle, parse_seconds in load_puzzles(file, file_errors):
                 try:
                     expected = expected_for(puzzle)
-                    if args.skip_slow and expected is not None and expected.slow:
-                        continue
+                except BenchError as exc:
+                    # the puzzle still runs, its engines compared with each other only
+                    file_errors.append(str(exc))
+                    expected = None
+                if args.skip_slow and expected is not None and expected.slow:
+                    continue
+                try:
                     prepared = prepare(puzzle, request)
                 except BenchError as exc:
-                    errors.append(f"{puzzle.name}: {exc}")
+                    file_errors.append(f"{puzzle.name}: {exc}")
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
@@ -120,10 +137,15 @@ def cmd_run(args) -> int:
                 document["validation"].extend(validate(entry, rows))
                 if path is not None:
                     results.save(document, path)
+            if file_errors:
+                errors.extend(file_errors)
+                document["validation"].extend(input_problems(file, file_errors))
+                if path is not None:
+                    results.save(document, path)
     except KeyboardInterrupt:
         interrupted = True
     print(render_run(document))
-    for message in errors:
+    for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)
     if path is not None:
         results.save(document, path)
@@ -131,8 +153,8 @@ def cmd_run(args) -> int:
     if interrupted:
         print("bench: interrupted; the finished puzzles are kept", file=sys.stderr)
         return 130
-    if document["validation"]:
-        for problem in document["validation"]:
-            print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
-        return 1
-    return 2 if errors else 0
+    compared = [p for p in document["validation"] if p["kind"] != INPUT]
+    for problem in compared:
+        print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
+    return 1 if compared else 2 if errors else 0
+

@@ -17,12 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
+from bench.files import writable_directory
 from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
 from bench.parallel import executors
@@ -251,12 +253,19 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     path = options.journal
     if path is None and options.journal_dir is not None:
         name = cover.puzzle.name if cover.puzzle is not None else "cover"
-        path = Path(options.journal_dir) / f"{Path(name).stem}-{engine.name}-{key[:16]}.jsonl"
+        if writable_directory(options.journal_dir):
+            path = Path(options.journal_dir) / f"{Path(name).stem}-{engine.name}-{key[:16]}.jsonl"
+        elif not options.resume:
+            # the default place: a run that cannot keep a journal there still runs, without one
+            print(f"bench: cannot write journals in {options.journal_dir}; solving without one "
+                  "(give --journal FILE to be able to --resume)", file=sys.stderr)
     if options.resume:
         if path is None or not path.exists():
             raise UsageError(f"--resume: no journal of this run{f' at {path}' if path else ''}; "
                              "it starts with the same puzzle, engine and settings")
         journal = Journal.resume(path, key)
+        for message in journal.refused:
+            print(f"bench: {message}; its sub-problem is solved again", file=sys.stderr)
         subs = journal.subproblems
         split_stats = journal.header["split_stats"]
         weights = journal.header["weights"]
@@ -321,7 +330,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             message += f"; resume with --resume (journal {journal.path})"
     stats = merge_stats([split_stats] + [r["stats"] for r in finished])
     stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
-                         "depth": depth, "resumed": resumed, "errors": len(errors),
+                         "depth": depth, "resumed": resumed, "refused": len(journal.refused) if journal else 0,
+                         "errors": len(errors),
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:
         tasks = report.get("tasks", 0)
