@@ -49,7 +49,7 @@ def _refuse_special(path: Path, what: str) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UsageError(f"{what} {path}: cannot be written: {exc.strerror or exc}") from None
+        raise UsageError(f"{what} {path}: cannot write: {exc.strerror or exc}") from None
     if not stat.S_ISREG(mode):
         link = f" (a symlink to {os.path.realpath(path)})" if path.is_symlink() else ""
         raise UsageError(f"{what} {path}: is {_kind(mode)}{link}; expected a regular file or a new file name")
