@@ -57,6 +57,11 @@ class Search:
     """
 
     BATCH = 4096
+    FIRST_SLICE = 1 << 8
+    """Nodes of the first kernel slice; later slices adapt to last about :attr:`SLICE_SECONDS`."""
+    SLICE_SECONDS = 0.02
+    GROWTH = 8.0
+    MAX_SLICE = 1 << 26
 
     def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
                  handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0,
@@ -122,7 +127,9 @@ class Search:
     def run(self) -> Status:
         """Search until done or a limit stops it."""
         limits = self.limits
-        budget = 1 << 14
+        # the first slice is small: a node may take milliseconds (in-search filters, huge covers), and nothing
+        # but the end of a slice reads the clock
+        budget = self.FIRST_SLICE
         start = time.perf_counter()
         status = Status.SOLVED
         try:
@@ -148,8 +155,10 @@ class Search:
                     level = int(self.state[S_LEVEL])
                     self.on_trace(kind, self.chosen[:level].copy())
                 if code == PAUSED:
-                    # aim for slices of about 20 ms so limits and Ctrl-C are honoured promptly
-                    budget = int(min(max(budget * (0.02 / max(elapsed, 1e-6)), 1 << 10), 1 << 26))
+                    # aim for slices of about SLICE_SECONDS so limits and Ctrl-C are honoured promptly, growing
+                    # at most GROWTH-fold a slice since nodes near the root may be dearer than the ones measured
+                    factor = min(self.SLICE_SECONDS / max(elapsed, 1e-6), self.GROWTH)
+                    budget = int(min(max(budget * factor, 1), self.MAX_SLICE))
                 if limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
                     status = Status.TIMEOUT
                     break

@@ -295,7 +295,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if client is not None:
             outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
         else:
-            outcomes = executors.local_results(payload, todo, options.workers)
+            deadline = solve_start + limits.time_limit if limits is not None and limits.time_limit is not None else None
+            outcomes = executors.local_results(payload, todo, options.workers, deadline)
         for sub, outcome in outcomes:
             if isinstance(outcome, BaseException):
                 errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
@@ -321,7 +322,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     finished = [done[s.ident] for s in subs if s.ident in done]
     incomplete = len(finished) < len(subs) or any(r["status"] != Status.SOLVED.value for r in finished)
     if status == Status.SOLVED and incomplete:
-        status = Status.ERROR
+        out_of_time = limits is not None and limits.time_limit is not None and solve_seconds >= limits.time_limit
+        status = Status.TIMEOUT if out_of_time and not errors else Status.ERROR
     message = ""
     if status != Status.SOLVED:
         message = (f"partial counts: {len(finished)} of {len(subs)} sub-problems finished"
