@@ -17,8 +17,9 @@ import time
 
 from dataclasses import replace
 
-from bench.cli.inputs import load_puzzles
-from bench.cli.options import add_filter_arguments, add_redundancy_arguments, in_search_settings, request_from
+from bench.cli.inputs import load_puzzles, puzzle_error
+from bench.cli.options import (add_filter_arguments, add_memory_argument, add_redundancy_arguments,
+                               in_search_settings, request_from)
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError, UsageError
 from bench.native.sampling import estimate_tree
@@ -32,6 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
     add_redundancy_arguments(p, optional_value=True, default=None)
     add_filter_arguments(p)
+    add_memory_argument(p)
     p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, as in bench solve (default s)")
     p.add_argument("--trials", type=int, default=1000, metavar="T", help="random paths per estimate (default 1000)")
     p.add_argument("-g", "--goal", type=int, default=0, metavar="R", help="paths stop with R pieces left (default 0)")
@@ -63,7 +65,7 @@ def run(args) -> int:
                     # the estimator samples DLX's tree, so DLX's search is the one to check against
                     true = get_engine("dlx").solve(cover, replace(settings, goal=args.goal)).stats
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
                 continue
             doc = summary(puzzle.name, estimates, seconds, true)
             documents.append(doc)

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from bench.cli.facts import format_facts, puzzle_facts
-from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import add_redundancy_arguments
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.options import add_memory_argument, add_redundancy_arguments, memory_limit
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
@@ -22,10 +22,12 @@ def add_parsers(sub) -> None:
     info.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
     add_redundancy_arguments(info, optional_value=False, default="#")
     info.add_argument("--json", action="store_true", help="print one JSON list instead of KEY=value lines")
+    add_memory_argument(info)
     info.set_defaults(func=cmd_info)
 
     check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
     check.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    add_memory_argument(check)
     check.set_defaults(func=cmd_check)
 
 
@@ -33,14 +35,15 @@ def cmd_info(args) -> int:
     """``bench info``: the facts polycube's ``-i`` prints before a search."""
     errors: list[str] = []
     results = []
-    request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method)
+    request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
+                      max_memory=memory_limit(args))
     for path in args.files:
         for puzzle, parse_seconds in load_puzzles(path, errors):
             try:
                 prepared = prepare(puzzle, request)
                 results.append(puzzle_facts(puzzle, prepared.cover, {"parse": parse_seconds, **prepared.timings}))
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -87,9 +90,9 @@ def cmd_check(args) -> int:
             directories.add(str(Path(path).parent.resolve()))
         for puzzle, _ in load_puzzles(path, errors):
             try:
-                cover = prepare(puzzle).cover
+                cover = prepare(puzzle, Request(max_memory=memory_limit(args))).cover
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
                 continue
             try:
                 expected = expected_for(puzzle)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench.errors import BenchError, UsageError
+from bench.errors import BenchError, DefinitionError, UsageError
 from bench.models.definition import parse_file
 from bench.models.puzzle import Puzzle
 
@@ -48,3 +48,8 @@ def definition_files(paths: list[str]) -> list[str]:
         else:
             out.append(path)
     return out
+
+
+def puzzle_error(puzzle, error: BenchError) -> str:
+    """The one line of an error about a puzzle: a definition error names its own ``path:line``, others get the puzzle's name."""
+    return str(error) if isinstance(error, DefinitionError) else f"{puzzle.name}: {error}"

@@ -18,9 +18,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
-                               parallel_options, request_from)
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
+                               add_redundancy_arguments, parallel_options, request_from)
 from bench.comparison import results
 from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
@@ -48,6 +48,7 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
     add_redundancy_arguments(p, optional_value=False, default="#")
     add_filter_arguments(p, in_search=False)
+    add_memory_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
@@ -120,7 +121,7 @@ def cmd_run(args) -> int:
                 try:
                     prepared = prepare(puzzle, request)
                 except BenchError as exc:
-                    file_errors.append(f"{puzzle.name}: {exc}")
+                    file_errors.append(puzzle_error(puzzle, exc))
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))

@@ -15,9 +15,10 @@ import sys
 from pathlib import Path
 
 from bench.cli.facts import format_facts, puzzle_facts
-from bench.cli.inputs import load_puzzles
-from bench.cli.options import (add_filter_arguments, add_parallel_arguments, add_redundancy_arguments,
-                               in_search_settings, parallel_options, request_from, sample_spec)
+from bench.cli.inputs import load_puzzles, puzzle_error
+from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
+                               add_redundancy_arguments, in_search_settings, parallel_options, request_from,
+                               sample_spec)
 from bench.cli.output import layout_lines, parse_format, render
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.errors import BenchError, UsageError
@@ -36,6 +37,7 @@ def add_parser(sub) -> None:
     p.add_argument("-e", "--engine", help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
     add_redundancy_arguments(p, optional_value=True, default=None)
     add_filter_arguments(p)
+    add_memory_argument(p)
     p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
     p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s; fila: see --info)")
     p.add_argument("-f", "--fila", type=int, metavar="N",
@@ -196,7 +198,7 @@ def run(args) -> int:
             try:
                 prepared = prepare(puzzle, request, engine)
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
                 continue
             cover, settings, filter_counters = prepared.cover, prepared.settings, prepared.filters
             config = configuration(args, prepared, engine.name)

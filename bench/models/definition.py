@@ -333,10 +333,13 @@ class _Parser:
                 raise self.error(lineno, f"coordinate {cell} of '{name}' is out of range; expected values within +-{MAX_COORDINATE:,}")
             if cell in seen:
                 raise self.error(lineno, f"piece '{name}' lists cell {' '.join(map(str, cell))} twice")
-            if not lattice.valid([cell])[0]:
-                raise self.error(lineno, f"cell ({' '.join(map(str, cell))}) is not on the {lattice.name} lattice; expected {lattice.off_lattice_rule}")
             seen.add(cell)
             cells.append(cell)
+        # one check for all cells: a piece may list thousands
+        off = np.flatnonzero(~lattice.valid(np.array(cells, dtype=np.int64)))
+        if len(off):
+            cell = cells[int(off[0])]
+            raise self.error(lineno, f"cell ({' '.join(map(str, cell))}) is not on the {lattice.name} lattice; expected {lattice.off_lattice_rule}")
         return PieceDefinition(name, tuple(cells), kind == "S", lineno)
 
     def check_name(self, lineno, name):

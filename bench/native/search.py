@@ -30,14 +30,18 @@ def max_depth(cover) -> int:
 
     A cover covers item i at most ``hi[i]`` times and each option covers
     at least one item, so the options number at most the sum of the bounds;
-    when every option has an item that must be covered exactly
-    (``lo == hi > 0``, a cell or a piece), those items alone bound them.
+    any set of items that every option touches bounds them alone: the
+    items that must be covered exactly (``lo == hi > 0``), the cells, the
+    pieces (27 cubes in a 60x60x60 box: 27 levels, not 216,000).
     """
     if not cover.n_options:
         return 0
+    items = np.arange(cover.n_items)
     exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
-    every_option_exact = np.logical_or.reduceat(exact[cover.opt_items], cover.opt_ptr[:-1]).all()
-    bound = cover.item_hi[exact].sum() if every_option_exact else cover.item_hi.sum()
+    bound = int(cover.item_hi.sum())
+    for subset in (exact, items < cover.n_cells, items >= cover.n_cells):
+        if subset.any() and np.logical_or.reduceat(subset[cover.opt_items], cover.opt_ptr[:-1]).all():
+            bound = min(bound, int(cover.item_hi[subset].sum()))
     return int(min(cover.n_options, bound))
 
 
