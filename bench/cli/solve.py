@@ -157,7 +157,7 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     if result.unique is not None:
         lines += [f"UNIQUE={result.unique}", f"TOTAL={result.total}"]
     solve = result.timings.get("solve", 0.0)
-    if solve > 0:
+    if solve > 0 and result.covers is not None:
         lines.append(f"SOLUTIONS_PER_SEC={result.covers / solve:.4f}")
     for key in ("kernel", "nodes", "updates", "dead_ends"):
         if key in stats:

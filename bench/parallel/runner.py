@@ -85,7 +85,10 @@ def splittable(engine, settings: Settings, limits) -> str | None:
 
 def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptions | None, printing: bool,
                          on_solutions=None, on_trace=None) -> Result:
-    """Split the solve when asked to, or by default when it is large and nothing needs one search; else solve it."""
+    """Split the solve when asked to, or by default when it is large, unlimited in time and needs no single search.
+
+    Else solve it in this process.
+    """
     if options is not None:
         reason = splittable(engine, settings, limits) or ("solutions are printed in search order by one process"
                                                           if printing else None)
@@ -94,7 +97,9 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
         if reason is not None:
             if options.explicit:
                 raise UsageError(f"cannot split this solve: {reason} (use --workers 1, or --quiet to count only)")
-        elif options.explicit or worth_splitting(cover, engine.resolve(cover, settings)):
+        # a time-limited solve splits only when asked to: sizing and cutting the search is not time-limited
+        elif options.explicit or (limits is None or limits.time_limit is None) and \
+                worth_splitting(cover, engine.resolve(cover, settings)):
             return solve_parallel(cover, engine, settings, options, limits)
     return engine.solve(cover, settings, limits, on_solutions=on_solutions, on_trace=on_trace)
 
