@@ -16,16 +16,19 @@ from bench import kernel_cache
 # before any module defines a compiled function (see bench.kernel_cache)
 kernel_cache.install()
 
+from bench.api import Placement, solve  # noqa: E402
 from bench.errors import BenchError, CoverError, DefinitionError, UsageError  # noqa: E402
 from bench.models.cover import Cover  # noqa: E402
 from bench.models.definition import parse_file, parse_text  # noqa: E402
 from bench.models.puzzle import Puzzle, load  # noqa: E402
 
-__version__ = "0.1.0"
+from bench.about import VERSION as __version__  # noqa: E402
 
 __all__ = [
+    "__version__",
     "BenchError",
     "Cover",
+    "Placement",
     "CoverError",
     "DefinitionError",
     "Puzzle",
@@ -33,4 +36,5 @@ __all__ = [
     "load",
     "parse_file",
     "parse_text",
+    "solve",
 ]

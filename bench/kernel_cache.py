@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from functools import lru_cache
 from pathlib import Path
 
@@ -83,3 +84,30 @@ def install() -> None:
     ours = [UserProvidedLocator, InTreeLocator, UserWideLocator]
     rest = [cls for cls in caching.CacheImpl._locator_classes if cls not in ours]
     caching.CacheImpl._locator_classes = ours + rest
+
+
+def is_cached(dispatcher) -> bool:
+    """True when numba's cache holds a compiled version of ``dispatcher`` built from today's sources."""
+    cache = getattr(dispatcher, "_cache", None)
+    try:
+        return bool(cache._cache_file._load_index())
+    except (AttributeError, OSError, EOFError, ValueError):
+        return False
+
+
+def announce_compilation(dispatchers, stream=None) -> bool:
+    """Say on standard error, once, that the kernels are about to be compiled when any is not cached yet.
+
+    Returns True when it said so.  A first run compiles for about a minute
+    of CPU; without a word it looks like a hang.
+    """
+    global _announced
+    if _announced or all(is_cached(d) for d in dispatchers):
+        return False
+    _announced = True
+    print("bench: compiling the native kernels (first run only, about a minute; cached afterwards) ...",
+          file=stream or sys.stderr, flush=True)
+    return True
+
+
+_announced = False

@@ -32,8 +32,9 @@ class Request:
     redundancy : None, True or str
         The rotational-redundancy filter: ``True`` picks the piece, a name
         constrains that piece, ``None`` turns it off.
-    redundancy_method : str
-        ``orientation`` or ``orbit`` (:func:`~bench.models.symmetry.redundancy_for_shape`).
+    redundancy_method : str or None
+        ``orientation`` or ``orbit`` (:func:`~bench.models.symmetry.redundancy_for_shape`);
+        None leaves it to the engine's configuration, else ``orientation``.
     redundancy_first : bool
         Branch on the redundancy piece first (polycube ``-R``).
     volume, parity : bool
@@ -49,7 +50,7 @@ class Request:
 
     settings: Settings = Settings()
     redundancy: bool | str | None = None
-    redundancy_method: str = "orientation"
+    redundancy_method: str | None = None
     redundancy_first: bool = False
     volume: bool = False
     parity: bool = False
@@ -114,7 +115,7 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) 
     if engine is not None:
         request = engine.configure(puzzle, request)
     start = time.perf_counter()
-    cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy, method=request.redundancy_method)
+    cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy, method=request.redundancy_method or "orientation")
     timings = {"encode": time.perf_counter() - start}
     start = time.perf_counter()
     options_before = cover.n_options

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,11 @@ DATA = ROOT / "tests" / "data"
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+# split solves keep journals in the user's cache directory (platformdirs); the tests', and their
+# child processes', go to a directory of their own, removed at the end
+CACHE_HOME = tempfile.mkdtemp(prefix="bench-tests-cache-")
+os.environ["XDG_CACHE_HOME"] = CACHE_HOME
+
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", deadline=None, max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
@@ -22,6 +29,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 def pytest_addoption(parser):
     parser.addoption("--runslow", action="store_true", default=False, help="also run tests marked slow")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(CACHE_HOME, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

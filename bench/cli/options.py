@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import platformdirs
+
+from bench.about import DISTRIBUTION
 from bench.errors import UsageError
 from bench.files import check_output
 from bench.models.resources import DEFAULT_MAX_MEMORY, format_size, parse_size
@@ -17,7 +20,10 @@ from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
 from bench.prepare import Request, redundancy_argument
 
-JOURNAL_DIR = Path("results") / "journals"
+
+def journal_dir() -> Path:
+    """Where split runs keep their journals unless ``--journal`` says otherwise: the user's cache directory."""
+    return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
 def add_redundancy_arguments(parser, optional_value: bool, default: str | None) -> None:
@@ -30,9 +36,10 @@ def add_redundancy_arguments(parser, optional_value: bool, default: str | None) 
     parser.add_argument("-r", "--redundancy", metavar="PIECE", **kwargs,
                         help="rotational-redundancy filter: # picks a piece, . turns it off, or a piece name "
                              f"(default {default or '.'}{', except for an untuned fila run' if optional_value else ''})")
-    parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS, default="orientation",
+    parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS,
                         help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
-                             "(the smallest image of each orbit)")
+                             "(the smallest image of each orbit, whichever way the piece is drawn); default "
+                             "orientation, and orbit where an untuned fila run picks the piece itself")
 
 
 def add_filter_arguments(parser, in_search: bool = True) -> None:
@@ -142,7 +149,7 @@ def parallel_options(args) -> ParallelOptions | None:
         return None
     return ParallelOptions(workers=args.workers or default_workers(), cluster=args.cluster,
                            journal=getattr(args, "journal", None),
-                           journal_dir=JOURNAL_DIR if hasattr(args, "journal") else None,
+                           journal_dir=journal_dir() if hasattr(args, "journal") else None,
                            resume=resume, depth=args.split_depth, progress=getattr(args, "progress", None),
                            explicit=explicit)
 

@@ -18,32 +18,37 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
 from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
                                add_redundancy_arguments, parallel_options, request_from)
 from bench.comparison import results
+from bench.comparison.progress import RunProgress, say
 from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import INPUT, input_problems, validate
-from bench.engines import engine_names, get_engine
+from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.files import check_directory, check_output
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import expected_for
 from bench.prepare import prepare
 
-DEFAULT_ENGINES = "dlx,fila,cpsat,sat,ganak"
+DEFAULT_ENGINES = ",".join(ENGINES)
+"""Every registered engine: one whose library is missing reports how to install it and the run goes on."""
 
 
 def add_parser(sub) -> None:
     """Register ``bench run``."""
     p = sub.add_parser("run", help="solve every puzzle with several engines, cross-validate counts, store results",
                        description=__doc__.split("\n\n")[0])
-    p.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
+                        "(every bundled definition not marked slow)")
     p.add_argument("-e", "--engine", default=DEFAULT_ENGINES, metavar="E1,E2,...",
-                   help=f"engines, each NAME[:VARIANT] (default {DEFAULT_ENGINES}; known: {', '.join(engine_names())})")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per engine and puzzle (default 60)")
+                   help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+    p.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
     p.add_argument("--rounds", type=int, default=1, metavar="R", help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
     add_redundancy_arguments(p, optional_value=False, default="#")
@@ -84,6 +89,8 @@ def cmd_run(args) -> int:
     if args.rounds < 1 or args.timeout <= 0:
         raise UsageError("--rounds must be at least 1 and --timeout positive")
     specs = parse_engines(args.engine)
+    if not args.paths:
+        args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
@@ -106,10 +113,14 @@ def cmd_run(args) -> int:
     compile_seconds = warm_up(specs)
     errors: list[str] = []
     interrupted = False
+    progress = RunProgress(len(files), len(specs) * args.rounds)
     try:
         for file in files:
             file_errors: list[str] = []
-            for puzzle, parse_seconds in load_puzzles(file, file_errors):
+            puzzles = list(load_puzzles(file, file_errors))
+            progress.more_puzzles(len(puzzles) - 1)
+            for puzzle, parse_seconds in puzzles:
+                progress.puzzle(puzzle.name)
                 try:
                     expected = expected_for(puzzle)
                 except BenchError as exc:
@@ -117,23 +128,26 @@ def cmd_run(args) -> int:
                     file_errors.append(str(exc))
                     expected = None
                 if args.skip_slow and expected is not None and expected.slow:
+                    progress.done(len(specs) * args.rounds)
                     continue
                 try:
                     prepared = prepare(puzzle, request)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
+                    progress.done(len(specs) * args.rounds)
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
                 entry["filters"] = prepared.filters
                 document["puzzles"].append(entry)
-                print(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items", file=sys.stderr, flush=True)
+                say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
                 reasons = [] if args.no_static_check else unsolvable_reasons(cover)
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
+                    progress.done(len(specs) * args.rounds)
                 else:
                     rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout, compile_seconds,
-                                        parallel)
+                                        parallel, progress)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if path is not None:
@@ -145,6 +159,7 @@ def cmd_run(args) -> int:
                     results.save(document, path)
     except KeyboardInterrupt:
         interrupted = True
+    progress.close()
     print(render_run(document))
     for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)

@@ -14,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from bench.cli.facts import format_facts, puzzle_facts
 from bench.cli.inputs import load_puzzles, puzzle_error
 from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
@@ -57,9 +59,13 @@ def add_parser(sub) -> None:
     p.add_argument("--no-static-check", action="store_true",
                    help="search even when a static check (parity, volume, a piece that fits nowhere) proves the puzzle unsolvable")
     p.add_argument("--json", action="store_true", help="print one JSON document instead of solutions and KEY=value lines")
+    p.add_argument("--solutions", action="store_true",
+                   help="with --json, include the solutions found (with -u the unique ones) as piece placements; "
+                        "bound them with --max-solutions")
     add_parallel_arguments(p)
     p.add_argument("--journal", type=Path, metavar="FILE",
-                   help="checkpoint journal of a split run (default results/journals/PUZZLE-ENGINE-KEY.jsonl)")
+                   help="checkpoint journal of a split run (default: the user's cache directory, "
+                        "e.g. ~/.cache/polyform-bench/journals/PUZZLE-ENGINE-KEY.jsonl)")
     p.add_argument("--resume", action="store_true",
                    help="continue the split run whose journal matches this puzzle, engine and settings")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
@@ -114,7 +120,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
         "parityBacktrack": settings.parity_backtrack,
         "volumeBacktrack": settings.volume_backtrack,
         "redundancyFilterFirst": int(args.redundancy_first),
-        "redundancyMethod": args.redundancy_method,
+        "redundancyMethod": prepared.request.redundancy_method or "orientation",
         "trace": settings.trace,
         "unique": int(args.unique),
         "maxSolutions": args.max_solutions or 0,
@@ -182,10 +188,12 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
 
 def run(args) -> int:
     """Solve every puzzle of ``args.files``; returns the exit status."""
+    if args.solutions and not args.json:
+        raise UsageError("--solutions adds the solutions to --json's document; without --json they are printed anyway")
     form, piece_form = parse_format(args.output)
     engine = get_engine(engine_name(args))
     if not engine.available():
-        raise UsageError(f"engine '{engine.name}' is not available: its library is not installed")
+        raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
     limits_base = dict(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
@@ -210,6 +218,8 @@ def run(args) -> int:
                 print("\n".join(format_facts(facts)))
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0,
                                        silent=args.quiet or args.json)
+            recorder = _SolutionRecorder(cover, args.unique, partial=settings.goal > 0) if args.json and \
+                args.solutions else None
             tracer = _Tracer(cover) if settings.trace and not args.json else None
             if reasons and not args.no_static_check:
                 # proven without search: an exact count of zero
@@ -226,8 +236,8 @@ def run(args) -> int:
                 continue
             else:
                 result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
-                                              printing=not (args.quiet or args.json),
-                                              on_solutions=printer, on_trace=tracer)
+                                              printing=not (args.quiet or args.json) or recorder is not None,
+                                              on_solutions=recorder or printer, on_trace=tracer)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:
@@ -235,6 +245,8 @@ def run(args) -> int:
                     "status": result.status.value, "covers": result.covers, "unique": result.unique,
                     "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
+                if recorder is not None:
+                    documents[-1]["solutions"] = recorder.solutions
             elif args.info:
                 print("\n".join(result_lines(result, n_pieces, filter_counters)))
             if result.status == Status.ERROR:
@@ -281,6 +293,24 @@ class _SolutionPrinter:
             out.extend(render(self.cover, options, self.form, self.piece_form, self.partial))
         if out:
             sys.stdout.write("\n".join(out) + "\n")
+
+
+class _SolutionRecorder:
+    """Keeps each cover as it arrives, as JSON-ready piece placements, for ``--json --solutions``."""
+
+    def __init__(self, cover, unique_only, partial):
+        self.cover = cover
+        self.unique_only = unique_only
+        self.partial = partial
+        self.solutions: list[dict] = []
+
+    def __call__(self, batch, weights) -> None:
+        for options, weight in zip(batch, weights):
+            if self.unique_only and not self.partial and weight == 0:
+                continue
+            pieces = [{"piece": name, "cells": np.asarray(cells).tolist(), "stationary": bool(fixed)}
+                      for name, cells, fixed in self.cover.placements(options, self.partial)]
+            self.solutions.append({"unique": bool(weight) if not self.partial else None, "pieces": pieces})
 
 
 class _Tracer:

@@ -36,7 +36,7 @@ def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOption
     try:
         engine = get_engine(spec)
         if not engine.available():
-            result = Result(engine=spec, status=Status.SKIPPED, message="library not installed")
+            result = Result(engine=spec, status=Status.SKIPPED, message=engine.missing())
         elif mode == "first" and engine.counts_only:
             result = Result(engine=spec, status=Status.SKIPPED, message="counts only; no first-solution mode")
         elif parallel is not None and mode == "count" and engine.splittable:

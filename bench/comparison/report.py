@@ -112,7 +112,7 @@ def render_markdown(document: dict, source: str = "") -> str:
         "- Libraries: " + ", ".join(f"{k} {v}" for k, v in libs.items() if v),
         f"- Options: engines {', '.join(opts['engines'])}; mode {opts['mode']}; timeout {opts['timeout']:g} s; "
         f"rounds {opts['rounds']} (median solve time; best s is the fastest round); redundancy filter {opts['redundancy']} "
-        f"({opts.get('redundancy_method', 'orientation')}); one-shot filters: "
+        f"({opts.get('redundancy_method') or 'orientation'}); one-shot filters: "
         + (", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
                      for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"),
         "- Times are solve seconds (a split solve's include its split); JIT compile is separate and was done once "

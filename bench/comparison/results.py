@@ -26,12 +26,13 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from bench.about import VERSION
 from bench.engines import Result
 from bench.errors import BenchError
 from bench.files import write_atomic
 
 SCHEMA = 1
-LIBRARIES = ("bench", "numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
+LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
 
 
 def machine_facts() -> dict:
@@ -67,8 +68,8 @@ def _git_commit() -> str | None:
 
 
 def library_versions() -> dict:
-    """Installed versions of the libraries that matter to the figures (None when missing)."""
-    out = {}
+    """This code's version and the installed versions of the libraries that matter to the figures (None when missing)."""
+    out = {"bench": VERSION}
     for name in LIBRARIES:
         try:
             out[name] = metadata.version(name)

@@ -8,9 +8,8 @@ time stays apart from solve time.
 
 from __future__ import annotations
 
-import sys
-
 from bench.comparison.isolated import solve_isolated
+from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import row
 from bench.engines import Result, Status, get_engine
 from bench.parallel.runner import ParallelOptions
@@ -27,20 +26,25 @@ def warm_up(specs: list[str]) -> dict[str, float]:
 
 
 def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, timeout: float,
-                 compile_seconds: dict, parallel: ParallelOptions | None = None) -> list[dict]:
+                 compile_seconds: dict, parallel: ParallelOptions | None = None,
+                 progress: RunProgress | None = None) -> list[dict]:
     """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split)."""
     rows = []
     for round_no in range(rounds):
         shift = round_no % len(specs)
         for spec in specs[shift:] + specs[:shift]:
+            if progress is not None:
+                progress.engine(spec, round_no)
             result = solve_isolated(spec, cover, mode, timeout, parallel)
             if result.status != Status.SKIPPED:
                 result.timings.setdefault("compile", compile_seconds.get(spec, 0.0))
             rows.append(row(entry, spec, round_no, result))
             workers = rows[-1]["workers"]
-            print(f"  {spec:<14} round {round_no + 1}: {result.status.value:<8} covers={result.covers} "
-                  f"solve={rows[-1]['solve'] if rows[-1]['solve'] is not None else float('nan'):.3f}s"
-                  f"{f' on {workers} workers' if workers != 1 else ''} {result.message}", file=sys.stderr, flush=True)
+            say(f"  {spec:<14} round {round_no + 1}: {result.status.value:<8} covers={result.covers} "
+                f"solve={rows[-1]['solve'] if rows[-1]['solve'] is not None else float('nan'):.3f}s"
+                f"{f' on {workers} workers' if workers != 1 else ''} {result.message}")
+            if progress is not None:
+                progress.done()
     return rows
 
 
@@ -52,5 +56,5 @@ def static_proof_rows(entry: dict, specs: list[str], reasons: list[str]) -> list
     for spec in specs:
         skipped = Result(engine=spec, status=Status.SKIPPED, message="not run: the static check proves it unsolvable")
         rows.append(row(entry, spec, 0, skipped))
-    print(f"  unsolvable without search: {proof.message}", file=sys.stderr, flush=True)
+    say(f"  unsolvable without search: {proof.message}")
     return rows

@@ -57,6 +57,7 @@ class GanakEngine(Engine):
     supported = frozenset({"time_limit"})
     counts_only = True
     requires = ("pyganak",)
+    extra = "count"
 
     def __init__(self, variant: str = ""):
         self.tuning = {}

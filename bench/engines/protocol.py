@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import Enum
 from typing import Callable, ClassVar
 
+from bench.about import DISTRIBUTION
 from bench.errors import Unsupported, UsageError
 
 
@@ -176,6 +177,8 @@ class Engine(ABC):
     counts_only: ClassVar[bool] = False
     """True for an engine that counts covers without producing them."""
     requires: ClassVar[tuple[str, ...]] = ()
+    extra: ClassVar[str | None] = None
+    """The optional dependency group of the distribution that installs ``requires`` (None: always installed)."""
 
     def __init__(self, variant: str = ""):
         if variant:
@@ -195,6 +198,13 @@ class Engine(ABC):
     def available(self) -> bool:
         """True when the engine's libraries are installed."""
         return all(importlib.util.find_spec(module) is not None for module in self.requires)
+
+    def missing(self) -> str:
+        """Why the engine is not available and how to make it so."""
+        absent = ", ".join(m for m in self.requires if importlib.util.find_spec(m) is None)
+        if self.extra is None:
+            return f"library not installed: {absent}"
+        return f"install the {self.extra} extra (pip install '{DISTRIBUTION}[{self.extra}]'; missing: {absent})"
 
     def warm_up(self) -> float:
         """Compile or load whatever the engine compiles, once per process; returns the seconds it took."""

@@ -28,6 +28,7 @@ class ExactCoverEngine(Engine):
     counts_only = True
     supported = frozenset({"time_limit"})
     requires = ("exact_cover",)
+    extra = "compare"
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:

@@ -53,6 +53,7 @@ class XcoverEngine(Engine):
     supported = frozenset({"max_solutions", "time_limit"})
     variant = "algorithm_c"
     requires = ("xcover",)
+    extra = "compare"
 
     def warm_up(self) -> float:
         """Seconds spent compiling (or loading) the kernel in this process."""

@@ -198,19 +198,21 @@ class Puzzle:
         """A label for reports: the file name, with ``#k`` for the k-th puzzle of a file."""
         return self.definition.label
 
-    def _flat_index(self, coords: np.ndarray) -> np.ndarray:
-        _, Y, Z = self.grid_dims
-        return (coords[..., 0] * Y + coords[..., 1]) * Z + coords[..., 2]
+    def _flat_index(self, coords: np.ndarray, axes=(0, 1, 2)) -> np.ndarray:
+        index = coords[..., axes[0]]
+        for axis in axes[1:]:
+            index = index * self.grid_dims[axis] + coords[..., axis]
+        return index
 
-    @cached_property
-    def open_grid(self) -> np.ndarray:
-        """Grid numbers of the open cells, by open-cell number.
+    def open_grid(self, axes=(0, 1, 2)) -> np.ndarray:
+        """Grid numbers of the open cells, by open-cell number, the grid's ``axes`` from slowest to fastest.
 
         In the box's index grid a lattice's neighbours are fixed shifts apart
-        (FILA counts open neighbours with shifts); the fcc grid numbers the
-        points off the lattice too, which are never open.
+        (FILA counts open neighbours with shifts) whichever way the axes are
+        ordered; the fcc grid numbers the points off the lattice too, which
+        are never open.
         """
-        return _readonly(self._flat_index(self.open_coords).astype(np.int32))
+        return _readonly(self._flat_index(self.open_coords, tuple(axes)).astype(np.int32))
 
     @property
     def grid_cells(self) -> int:

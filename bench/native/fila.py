@@ -24,6 +24,7 @@ import numpy as np
 from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, apply_tuning
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import Unsupported, UsageError
+from bench.kernel_cache import announce_compilation
 from bench.models.tuning import cheapest_redundancy, filtered_handoff
 from bench.native import dlx
 from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
@@ -55,7 +56,7 @@ class FilaRun:
         h = Handoff._make(build_handoff(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
-            plan.ordered[used], plan.nof, plan.box_of, plan.n_box))
+            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box))
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
         self.nonempty, self.ls_base, self.order_cells = h.nonempty, h.ls_base, h.order_cells
@@ -145,9 +146,26 @@ def default_order(cover, handoff_at: int) -> str:
     irregular regions) ``e`` picks the tightest hole and ``f`` takes the last
     three pieces (test cases TC4 and PT5).
     """
+    scan = scan_heuristic(cover.puzzle)
     if cover.puzzle.rectangle or handoff_at <= 3:
-        return f"f={handoff_at}"
-    return f"e={handoff_at}:f=3"
+        return f"{scan}={handoff_at}"
+    return f"e={handoff_at}:{scan}=3"
+
+
+def scan_heuristic(puzzle) -> str:
+    """The first-open-cell scan FILA's defaults use, the same whichever way the box is drawn.
+
+    ``f`` scans with x slowest and z fastest.  A filling that runs along the
+    box's shortest side (a 10x6 rectangle scanned column by column) searches
+    a tree ten times smaller than one along its longest side (the same
+    rectangle drawn 6x10), so on the cubic lattice the scan takes the axes
+    longest first (``f@a,b,c``), as ``f`` would in the box turned that way.
+    Other lattices keep ``f``: their index grids' axes are not the box's.
+    """
+    if puzzle.lattice.name != "cubic":
+        return "f"
+    axes = sorted(range(3), key=lambda axis: -puzzle.dims[axis])
+    return "f" if axes == [0, 1, 2] else "f@" + ",".join(map(str, axes))
 
 
 def resolve(cover, settings: Settings) -> Settings:
@@ -183,6 +201,7 @@ def warm_up() -> float:
         from bench.models.definition import parse_text
         from bench.models.puzzle import Puzzle
 
+        announce_compilation([fila_search, build_handoff])
         start = time.perf_counter()
         dlx.warm_up()
         for x, y in ((4, 2), (66, 2)):
@@ -219,9 +238,12 @@ class FilaEngine(Engine):
         """
         if request.tuned:
             return request
-        choice = cheapest_redundancy(puzzle, request.redundancy_method)
-        return replace(request, redundancy=choice.piece if choice else None, volume=request.volume or puzzle.planar,
-                       settings=replace(request.settings, auto=True))
+        # the smallest image of each orbit does not depend on how the piece is drawn, and the Tetris
+        # Cube's tree is 8 % smaller with it (478 M attempts against 521 M with L held as drawn)
+        method = request.redundancy_method or "orbit"
+        choice = cheapest_redundancy(puzzle, method)
+        return replace(request, redundancy=choice.piece if choice else None, redundancy_method=method,
+                       volume=request.volume or puzzle.planar, settings=replace(request.settings, auto=True))
 
     def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
         """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.

@@ -22,7 +22,7 @@ from numba import njit
 from bench.models.filters import cell_neighbours
 from bench.native.bitfield import gather_rows
 from bench.native.fila_kernel import ESTIMATE, FIRST, ORDER, SIZE
-from bench.native.heuristics import compile_order, schedule
+from bench.native.heuristics import compile_order, scan_axes, schedule
 from bench.native.memo import CoverMemo
 
 
@@ -206,15 +206,15 @@ Handoff = namedtuple("Handoff", [
 
 @njit(cache=True)
 def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
-            rank_g, ordered, nof, box_of, n_box):
+            rank_g, ordered, nof, box_of, scan_cells, n_box):
     """Everything FILA needs for the branch a DLX state describes, in one compiled pass.
 
     The open cells become bits: at their places in the puzzle's box
     (``box_of``, ``n_box`` cells, the cells that are not open set from the
     start) when the box fits in the words the open cells need, so that
-    neighbours are shifts apart; otherwise packed as ``0 .. n_open - 1``.
-    Both numberings keep the cell priority order, so the lowest open bit is
-    the first open cell.  Shapes with pieces left become shapes
+    neighbours are shifts apart; otherwise packed as ``0 .. n_open - 1``
+    in the order of ``scan_cells``.  Both numberings keep the scan order,
+    so the lowest open bit is the first open cell.  Shapes with pieces left become shapes
     ``0 .. n_shapes - 1`` with their piece counts (``left``) and how many
     may stay unused (``slack``); the options still in play become the
     images.  Returns the fields of :data:`Handoff`: ``n_open, n_local, n_words, options, left,
@@ -234,7 +234,7 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
     local_of = np.full(n_items, -1, dtype=np.int32)
     open_cells = np.full(n_local, -1, dtype=np.int64)
     m = 0
-    for t in range(n_cells):
+    for t in scan_cells:
         if count[t] == 0:
             local_of[t] = box_of[t] if geometric else m
             open_cells[local_of[t]] = t
@@ -308,7 +308,9 @@ class Plan:
     ``kind[p]`` and ``fam[p]`` are the selection kind and the list family for
     p remaining pieces; family 0 is unordered (``e``, ``s``), family f > 0
     has cell ranks ``rank[f]`` over the cover's cells.  ``box_of`` places
-    the cover's cells in the puzzle's index grid of ``n_box`` points.
+    the cover's cells in the puzzle's index grid of ``n_box`` points, its
+    axes in the order of the levels' ``f`` scan; ``scan_cells`` lists the
+    cover's cells in that order.
     """
 
     kind: np.ndarray
@@ -318,6 +320,7 @@ class Plan:
     nb_ptr: np.ndarray
     nb: np.ndarray
     box_of: np.ndarray
+    scan_cells: np.ndarray
     n_box: int
     handoff_at: int
     nof: bool
@@ -328,6 +331,10 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
     """Selection kinds and list families from the schedule ``order`` (read-only: remembered per matrix)."""
     compiled = compile_order(order, cover, n_pieces)
     active = schedule(order, n_pieces)
+    # FILA's bits follow one scan, so that the lowest open bit is the first open cell of the first
+    # ``f`` scan of its levels; an ``f`` scan along other axes takes the ranked path
+    scans = [scan_axes(h) for h in active[1 : handoff_at + 1] if h.name == "f"]
+    axes = scans[0] if scans else (0, 1, 2)
     kind = np.zeros(n_pieces + 2, dtype=np.int32)
     fam = np.zeros(n_pieces + 2, dtype=np.int32)
     rows = [np.zeros(cover.n_cells, dtype=np.int32)]
@@ -344,8 +351,10 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
             rows.append(np.ascontiguousarray(compiled.rank[row, : cover.n_cells]))
             ordered.append(True)
         fam[p] = family_of_row[row]
-        kind[p] = FIRST if name == "f" else ORDER
+        kind[p] = FIRST if name == "f" and scan_axes(active[p]) == axes else ORDER
     nb_ptr, nb = cell_neighbours(cover.puzzle)
     puzzle = cover.puzzle
-    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, puzzle.open_grid,
-                puzzle.grid_cells, handoff_at, nof)
+    box_of = puzzle.open_grid(axes)
+    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, box_of,
+                np.argsort(box_of[: cover.n_cells], kind="stable").astype(np.int32), puzzle.grid_cells, handoff_at,
+                nof)

@@ -8,8 +8,10 @@ from the start (the default start is ``s``).  Heuristics:
     fewest options (min-fit), over cells and pieces.
 ``e``
     in DLX the same as ``s``; FILA counts open neighbours.
-``f``
-    first open cell in x, y, z priority order.
+``f`` / ``f@a,b,c``
+    first open cell in x, y, z priority order (x slowest); with arguments, a
+    permutation of the axes 0, 1, 2 from slowest to fastest (``f@1,0,2``:
+    y, then x, then z), the box scanned as if turned.
 ``l@a,b,c``
     cell minimizing ``a*x + b*y + c*z``; shorthands ``x y z X Y Z xyz``.
 ``a@i,xc,yc`` / ``A@i,xc,yc``
@@ -108,9 +110,11 @@ def parse_order(spec: str | None) -> list[Heuristic]:
             raise UsageError(f"malformed ordering heuristic '{part}'; expected {SYNTAX}") from None
         if remaining is not None and remaining < 0:
             raise UsageError(f"'{part}': the number of remaining pieces must be >= 0")
-        limits = {"l": (3, 3), "a": (0, 3), "A": (0, 3), "R": (0, 3)}.get(name, (0, 0))
+        limits = {"l": (3, 3), "a": (0, 3), "A": (0, 3), "R": (0, 3), "f": (0, 3)}.get(name, (0, 0))
         if not limits[0] <= len(values) <= limits[1]:
             raise UsageError(f"'{part}': heuristic '{name}' takes {limits[0]}..{limits[1]} arguments")
+        if name == "f" and values and sorted(values) != [0, 1, 2]:
+            raise UsageError(f"'{part}': 'f@a,b,c' takes the axes 0, 1, 2 in scan order, slowest first")
         out.append(Heuristic(name, values, remaining))
     if sum(h.remaining is None for h in out) > 1:
         raise UsageError(f"'{spec}': only one heuristic may be given without =R")
@@ -135,7 +139,7 @@ def cell_keys(heuristic: Heuristic, coords: np.ndarray, dims) -> np.ndarray:
     mid = (np.asarray(dims, dtype=np.float64) - 1) / 2
     name, args = heuristic.name, heuristic.args
     if name == "f":
-        return np.arange(len(coords), dtype=np.float64)
+        return np.arange(len(coords), dtype=np.float64) if not args else scan_keys(coords, scan_axes(heuristic))
     if name in SHORTHANDS or name == "l":
         weights = np.array(SHORTHANDS.get(name, args), dtype=np.float64)
         return coords @ weights
@@ -149,6 +153,21 @@ def cell_keys(heuristic: Heuristic, coords: np.ndarray, dims) -> np.ndarray:
         centre = np.array([args[k] if len(args) > k else mid[k] for k in range(3)])
         return -np.sum((coords - centre) ** 2, axis=1)
     raise ValueError(name)
+
+
+def scan_axes(heuristic: Heuristic) -> tuple[int, int, int]:
+    """The axes an ``f`` scan runs through, slowest first."""
+    return tuple(int(a) for a in heuristic.args) if heuristic.args else (0, 1, 2)
+
+
+def scan_keys(coords: np.ndarray, axes) -> np.ndarray:
+    """Each cell's place in a scan of its grid with ``axes`` from slowest to fastest."""
+    coords = np.asarray(coords, dtype=np.int64)
+    extent = coords.max(axis=0) + 1 if len(coords) else np.ones(3, dtype=np.int64)
+    key = np.zeros(len(coords), dtype=np.int64)
+    for axis in axes:
+        key = key * int(extent[axis]) + coords[:, axis]
+    return key.astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -181,7 +200,7 @@ def compile_order(spec: str | None, cover, n_pieces: int) -> CompiledOrder:
         kind[p] = FIXED_ORDER
         key = Heuristic(h.name, h.args, None)
         if key not in index:
-            if h.name != "f" and puzzle is None:
+            if (h.name != "f" or h.args) and puzzle is None:
                 raise UsageError(f"heuristic '{h.name}' needs cell coordinates, but this cover has no puzzle")
             coords = puzzle.open_coords if puzzle is not None else np.zeros((cover.n_cells, 3))
             dims = puzzle.dims if puzzle is not None else (1, 1, 1)
