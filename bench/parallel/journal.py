@@ -139,7 +139,7 @@ class Journal:
         for name, kind in RECORD_FIELDS.items():
             value = record.get(name)
             if not isinstance(value, kind) or isinstance(value, bool) or (isinstance(value, int) and value < 0):
-                return f"field '{name}' is missing or not a {getattr(kind, '__name__', 'number')} >= 0"
+                return f"field '{name}' is missing, of the wrong kind or negative"
         if record["id"] not in self._prefixes:
             return f"sub-problem {record['id']} is not part of this run's split"
         if record.get("prefix") != self._prefixes[record["id"]]:
@@ -153,11 +153,11 @@ class Journal:
         if self._file is None:
             self._file = open_append(self.path, "--journal")
         fields = {**self.identity, **record, "prefix": self._prefixes[record["id"]]}
-        line = _line(fields)
-        self._file.write(line)
+        fields[CHECKSUM] = checksum(fields)
+        self._file.write((json.dumps(fields, separators=(",", ":")) + "\n").encode())
         self._file.flush()
         os.fsync(self._file.fileno())
-        self.done.setdefault(record["id"], json.loads(line))
+        self.done.setdefault(record["id"], fields)
 
     def close(self) -> None:
         """Close the file (records are already on disk)."""
