@@ -61,8 +61,9 @@ class Search:
     """
 
     BATCH = 4096
-    FIRST_SLICE = 1 << 8
-    """Nodes of the first kernel slice; later slices adapt to last about :attr:`SLICE_SECONDS`."""
+    FIRST_SLICE = 1 << 4
+    """Nodes of the first kernel slice (a node near the root may take 10 ms or more under in-search filters); later
+    slices adapt to last about :attr:`SLICE_SECONDS`."""
     SLICE_SECONDS = 0.02
     GROWTH = 8.0
     MAX_SLICE = 1 << 26
