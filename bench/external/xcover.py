@@ -72,13 +72,13 @@ class XcoverEngine(Engine):
         ('solved', 2, 2, 8)
         """
         self.check(settings, limits)
+        primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True)
         warm_up()
-        return solve_within_limit(self, self._solve, cover, limits, on_solutions)
+        return solve_within_limit(self, self._solve, cover, limits, on_solutions, primary, secondary)
 
-    def _solve(self, cover, limits: Limits, on_solutions) -> Result:
+    def _solve(self, cover, limits: Limits, on_solutions, primary, secondary) -> Result:
         from xcover import algorithm_c
 
-        primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True)
         compile_seconds = warm_up()
         t0 = time.perf_counter()
         options, ptr, colors = as_arrays(cover, primary, secondary)
