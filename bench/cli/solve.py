@@ -22,6 +22,7 @@ from bench.cli.options import (add_filter_arguments, add_memory_argument, add_pa
                                add_redundancy_arguments, in_search_settings, parallel_options, request_from,
                                sample_spec)
 from bench.cli.output import layout_lines, parse_format, render
+from bench.cli.progress import SolveProgress, watching
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.errors import BenchError, UsageError
 from bench.models.diagnose import unsolvable_reasons
@@ -235,9 +236,13 @@ def run(args) -> int:
                                 for k, v in estimate.to_json().items()))
                 continue
             else:
-                result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
-                                              printing=not (args.quiet or args.json) or recorder is not None,
-                                              on_solutions=recorder or printer, on_trace=tracer)
+                # a bar on the terminal only where solutions are not printed on it too
+                progress = None if tracer is not None or args.json or not (args.quiet or not sys.stdout.isatty()) \
+                    else SolveProgress(cover, settings)
+                with watching(progress):
+                    result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
+                                                  printing=not (args.quiet or args.json) or recorder is not None,
+                                                  on_solutions=recorder or printer, on_trace=tracer)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:

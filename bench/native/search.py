@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import namedtuple
+from contextvars import ContextVar
 
 import numpy as np
 
@@ -51,6 +52,11 @@ def piece_count(cover) -> int:
         return int(cover.item_hi[cover.n_cells:].sum())
     return max_depth(cover)
 
+
+
+MONITOR: ContextVar = ContextVar("MONITOR", default=None)
+"""Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
+counters (``state[S_NODES]``, ``state[S_COVERS]``) without the engines passing it along."""
 
 
 class Search:
@@ -137,6 +143,7 @@ class Search:
         budget = self.FIRST_SLICE
         start = time.perf_counter()
         status = Status.SOLVED
+        monitor = MONITOR.get()
         try:
             while True:
                 if limits.node_limit is not None:
@@ -167,6 +174,8 @@ class Search:
                 if limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
                     status = Status.TIMEOUT
                     break
+                if monitor is not None:
+                    monitor(self)
         except KeyboardInterrupt:
             status = Status.INTERRUPTED
         self.solve_seconds = time.perf_counter() - start
