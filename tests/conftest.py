@@ -36,6 +36,12 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 def pytest_collection_modifyitems(config, items):
+    # the browser test starts Chromium: only when asked for by marker (pytest -m browser, as .ci/run does)
+    if "browser" not in (config.getoption("-m") or ""):
+        skip_browser = pytest.mark.skip(reason="browser: run with -m browser")
+        for item in items:
+            if "browser" in item.keywords:
+                item.add_marker(skip_browser)
     if config.getoption("--runslow"):
         return
     skip = pytest.mark.skip(reason="slow: run with --runslow")

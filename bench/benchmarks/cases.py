@@ -1,4 +1,4 @@
-"""Running a benchmark's cases: each one ``bench run`` into ``results/PREFIX-CASE.json`` and its Markdown report."""
+"""Running a benchmark's cases: each a ``bench run`` into ``results/PREFIX-CASE.json`` (and .html), then its Markdown."""
 
 from __future__ import annotations
 

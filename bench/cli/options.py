@@ -154,6 +154,32 @@ def parallel_options(args) -> ParallelOptions | None:
                            explicit=explicit)
 
 
+def add_drawing_arguments(parser) -> None:
+    """``--draw DIR``, ``--draw-format`` and ``--gallery``: pictures of the solutions found."""
+    parser.add_argument("--draw", type=Path, metavar="DIR",
+                        help="draw every solution found (even with -q; -u and --max-solutions bound them) as "
+                             "DIR/PUZZLE-NNNN.svg, with a gallery page DIR/PUZZLE.html")
+    parser.add_argument("--draw-format", choices=("svg", "png"), default="svg", help="picture format of --draw (default svg)")
+    parser.add_argument("--gallery", type=int, default=60, metavar="N",
+                        help="solutions shown on --draw's gallery page (default 60)")
+
+
+def solution_drawer(args, cover, partial: bool):
+    """The sink that draws ``cover``'s solutions for ``--draw``, or None without it."""
+    if args.draw is None:
+        return None
+    if args.gallery < 0:
+        raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
+    if args.draw.exists() and not args.draw.is_dir():
+        raise UsageError(f"--draw {args.draw}: not a directory")
+    from bench.drawing.gallery import SolutionDrawer
+
+    try:
+        return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery)
+    except OSError as exc:
+        raise UsageError(f"--draw {args.draw}: cannot create the directory: {exc.strerror}") from None
+
+
 def sample_spec(text: str) -> tuple[int, int, int]:
     """``T[,R[,SEED]]`` of ``--sample``: trials, pieces left where a path stops, seed."""
     parts = text.split(",")

@@ -5,18 +5,23 @@ from __future__ import annotations
 import sys
 
 from bench.comparison import report, results
+from bench.comparison.compare import compare
+from bench.comparison.markdown import render_markdown
 from bench.files import check_output, write_atomic
 
 
 def add_parsers(sub) -> None:
     """Register ``report`` and ``compare``."""
-    rep = sub.add_parser("report", help="render stored result files as Markdown (or CSV); runs no solver")
+    rep = sub.add_parser("report", help="render stored result files as Markdown, HTML or CSV; runs no solver")
     rep.add_argument("results", nargs="+", metavar="RESULT", help="result files written by bench run")
-    rep.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
+    form = rep.add_mutually_exclusive_group()
+    form.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
+    form.add_argument("--html", action="store_true",
+                      help="one self-contained HTML page: summary, plots, level profiles, a solution per puzzle")
     rep.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
     rep.set_defaults(func=cmd_report)
 
-    cmp = sub.add_parser("compare", help="what got faster or slower between two result files")
+    cmp = sub.add_parser("compare", help="what differs between two runs, and what got faster or slower")
     cmp.add_argument("before", metavar="A")
     cmp.add_argument("after", metavar="B")
     cmp.add_argument("--threshold", type=float, default=0.1, help="relative change counted as noise (default 0.1)")
@@ -24,14 +29,18 @@ def add_parsers(sub) -> None:
 
 
 def cmd_report(args) -> int:
-    """``bench report``: Markdown or CSV of result files."""
+    """``bench report``: Markdown, HTML or CSV of result files."""
     if args.output is not None:
         check_output(args.output, "-o")
     documents = [(path, results.load(path)) for path in args.results]
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)
+    elif args.html:
+        from bench.comparison.html import render_html
+
+        text = render_html(documents)
     else:
-        text = "\n".join(report.render_markdown(doc, source=path) for path, doc in documents)
+        text = "\n".join(render_markdown(doc, source=path) for path, doc in documents)
     if args.output is not None:
         write_atomic(args.output, text, "-o")
     else:
@@ -40,8 +49,8 @@ def cmd_report(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    """``bench compare``: what got faster or slower; exit 1 when a count changed."""
-    table, counts_changed = report.compare(results.load(args.before), results.load(args.after), args.threshold)
+    """``bench compare``: what differs between the runs, then what got faster or slower; exit 1 when a count changed."""
+    table, counts_changed = compare(results.load(args.before), results.load(args.after), args.threshold)
     print(table)
     if counts_changed:
         print("counts changed between the two runs on the same matrix", file=sys.stderr)

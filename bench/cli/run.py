@@ -22,21 +22,23 @@ from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
 from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
                                add_redundancy_arguments, parallel_options, request_from)
-from bench.comparison import results
+from bench.comparison import results, summary
+from bench.comparison.pictures import first_solution
 from bench.comparison.progress import RunProgress, say
-from bench.comparison.report import render_run
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import INPUT, input_problems, validate
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
-from bench.files import check_directory, check_output
+from bench.files import check_directory, check_output, write_atomic
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import expected_for
 from bench.prepare import prepare
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
+OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
+"""Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
 
 def add_parser(sub) -> None:
@@ -59,7 +61,8 @@ def add_parser(sub) -> None:
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
     p.add_argument("-o", "--results", metavar="FILE", help="result file (default results/run-DATE-TIME.json)")
-    p.add_argument("--no-save", action="store_true", help="do not write a result file")
+    p.add_argument("--no-save", action="store_true", help="do not write a result file (nor its HTML report)")
+    p.add_argument("--no-html", action="store_true", help="do not write the HTML report beside the result file")
     p.set_defaults(func=cmd_run)
 
 
@@ -82,6 +85,25 @@ def output_path(given: str | None) -> Path:
     path = results.default_path()
     check_directory(path.parent, "results folder", "give -o FILE elsewhere, or --no-save")
     return path
+
+
+def write_html_report(document: dict, path: Path) -> None:
+    """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
+    html_path = path.with_suffix(".html")
+    try:
+        from bench.comparison.html import render_html
+
+        write_atomic(html_path, render_html([(str(path), document)]), "HTML report")
+    except ModuleNotFoundError as exc:
+        if exc.name not in OPTIONAL_FOR_HTML:
+            raise
+        print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
+              f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
+        return
+    except UsageError as exc:
+        print(f"bench: HTML report not written: {exc}", file=sys.stderr)
+        return
+    print(f"HTML report written to {html_path}", file=sys.stderr)
 
 
 def cmd_run(args) -> int:
@@ -150,6 +172,12 @@ def cmd_run(args) -> int:
                                         parallel, progress)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
+                if reasons:
+                    entry["solution_note"] = "unsolvable, proved without search"
+                else:
+                    entry["solution"], note = first_solution(entry, cover, rows, args.timeout)
+                    if note:
+                        entry["solution_note"] = note
                 if path is not None:
                     results.save(document, path)
             if file_errors:
@@ -160,12 +188,15 @@ def cmd_run(args) -> int:
     except KeyboardInterrupt:
         interrupted = True
     progress.close()
-    print(render_run(document))
+    print(summary.table(document))
+    print(summary.verdict(document))
     for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)
     if path is not None:
         results.save(document, path)
         print(f"results written to {path}", file=sys.stderr)
+        if not args.no_html:
+            write_html_report(document, path)
     if interrupted:
         print("bench: interrupted; the finished puzzles are kept", file=sys.stderr)
         return 130

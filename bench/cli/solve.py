@@ -18,9 +18,9 @@ import numpy as np
 
 from bench.cli.facts import format_facts, puzzle_facts
 from bench.cli.inputs import load_puzzles, puzzle_error
-from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
-                               add_redundancy_arguments, in_search_settings, parallel_options, request_from,
-                               sample_spec)
+from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_memory_argument,
+                               add_parallel_arguments, add_redundancy_arguments, in_search_settings,
+                               parallel_options, request_from, sample_spec, solution_drawer)
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.progress import SolveProgress, watching
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
@@ -74,6 +74,7 @@ def add_parser(sub) -> None:
     p.add_argument("-s", "--sample", metavar="T[,R[,SEED]]",
                    help="estimate the search instead of running it: T random paths (Knuth), stopping with R "
                         "pieces left (default 0), seeded with SEED (default 1); see also bench estimate")
+    add_drawing_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -236,13 +237,19 @@ def run(args) -> int:
                                 for k, v in estimate.to_json().items()))
                 continue
             else:
+                drawer = solution_drawer(args, cover, partial=settings.goal > 0)
                 # a bar on the terminal only where solutions are not printed on it too
                 progress = None if tracer is not None or args.json or not (args.quiet or not sys.stdout.isatty()) \
                     else SolveProgress(cover, settings)
                 with watching(progress):
                     result = solve_maybe_parallel(cover, engine, settings, Limits(**limits_base), parallel,
-                                                  printing=not (args.quiet or args.json) or recorder is not None,
-                                                  on_solutions=recorder or printer, on_trace=tracer)
+                                                  printing=not (args.quiet or args.json) or recorder is not None
+                                                  or drawer is not None,
+                                                  on_solutions=(recorder or printer) if drawer is None
+                                                  else drawer.also(recorder or printer), on_trace=tracer)
+                if drawer is not None:
+                    print(f"{puzzle.name}: {drawer.drawn} pictures in {args.draw}, gallery {drawer.finish()}",
+                          file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if args.json:

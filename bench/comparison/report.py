@@ -1,11 +1,13 @@
-"""Tables from result files: the run summary, Markdown and CSV reports, and comparisons.
+"""The per-engine lines of a result file, and the detail table and CSV made of them.
 
 Everything here reads stored result documents (see :mod:`bench.comparison.results`);
-nothing runs a solver.  One summary line per puzzle and engine: the status
-over the rounds, the counts, the median solve time (compile time apart) and
-the fastest round's (noise from other tenants of a shared host only ever
-adds time), the ratio of medians to the fastest engine that finished the
-same puzzle, and the machine-independent counters of that engine.
+nothing runs a solver.  One line per puzzle and engine: the status over the
+rounds, the counts, the median solve time (compile time apart, listed once
+per engine by the reports) with the fastest and slowest round, the ratio of
+medians to the fastest engine that finished the same puzzle (only where
+both times are above :data:`RESOLUTION`), and the machine-independent
+counters of that engine.  The compact puzzle x engine table is
+:mod:`bench.comparison.summary`'s.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import statistics
 
 from tabulate import tabulate
 
-from bench.errors import BenchError
-
 FINISHED = ("solved", "limit")
+RESOLUTION = 0.01
+"""Seconds below which times are shown but never ranked or divided (see :mod:`bench.comparison.summary`)."""
 STAT_KEYS = ("nodes", "fits", "no_fits", "branches", "conflicts", "decisions", "clauses")
 # what the in-search triggers and filters did, shown when they did something
 CONSTRAINT_KEYS = ("parity_backtracks", "volume_backtracks", "parity_filtered", "volume_filtered", "fit_filtered")
@@ -27,6 +29,9 @@ CONSTRAINT_KEYS = ("parity_backtracks", "volume_backtracks", "parity_filtered", 
 def _seconds(x) -> str:
     if x is None:
         return ""
+    if x < 0.001:
+        # below a millisecond the digits are the cost of a call, not the search's
+        return "<0.001"
     return f"{x:.3g}" if x < 10 else f"{x:.1f}"
 
 
@@ -54,7 +59,7 @@ def summarize(document: dict) -> list[dict]:
             "status": statuses[0] if len(statuses) == 1 else "/".join(statuses),
             "rounds": len(rows), "covers": best["covers"], "unique": best["unique"], "total": best["total"],
             "solve": statistics.median(times) if times else None,
-            "best": min(times) if times else None,
+            "best": min(times) if times else None, "worst": max(times) if times else None,
             "compile": best.get("compile"), "stats": best.get("stats") or {}, "message": best.get("message", ""),
             "workers": best.get("workers", 1),
             "check": "MISMATCH" if "mismatch" in problems.get(puzzle, []) else "ok",
@@ -66,11 +71,13 @@ def summarize(document: dict) -> list[dict]:
                 fastest[line["puzzle"]] = min(fastest.get(line["puzzle"], float("inf")), line["solve"])
     for line in lines:
         base = fastest.get(line["puzzle"])
-        line["ratio"] = line["solve"] / base if base and line["solve"] is not None and line["status"] in FINISHED else None
+        timed = base is not None and base >= RESOLUTION and line["solve"] is not None
+        line["ratio"] = line["solve"] / base if timed and line["status"] in FINISHED else None
     return lines
 
 
-def _table_rows(lines: list[dict], timeout) -> list[list]:
+def detail_rows(lines: list[dict], timeout) -> list[list]:
+    """The cells of the detail table (:data:`HEADERS`), one list per line of :func:`summarize`."""
     out = []
     for line in lines:
         solve = _seconds(line["solve"])
@@ -80,92 +87,43 @@ def _table_rows(lines: list[dict], timeout) -> list[list]:
             line["puzzle"], line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
             + (f" on {line['workers']} workers" if line["workers"] != 1 else ""), line["status"],
             line["covers"], line["unique"], line["total"], solve,
-            _seconds(line["best"]) if line["rounds"] > 1 and line["status"] in FINISHED else "", _seconds(line["compile"]),
-            "" if line["ratio"] is None else f"{line['ratio']:.1f}x",
+            _seconds(line["best"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
+            _seconds(line["worst"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
+            "" if line["ratio"] is None else f"{line['ratio']:.2f}x" if line["ratio"] < 10 else f"{line['ratio']:.0f}x",
             (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or line["message"][:60], line["check"],
         ])
     return out
 
 
-HEADERS = ["puzzle", "engine (variant)", "status", "covers", "unique", "total", "solve s", "best s", "compile s", "vs fastest",
-           "statistics or reason", "counts"]
+HEADERS = ["puzzle", "engine (variant)", "status", "covers", "unique", "total", "median s", "best s", "worst s",
+           "vs fastest", "statistics or reason", "counts"]
+
+
+def compile_times(document: dict) -> dict[str, float]:
+    """Each engine's JIT compile seconds (done once per run, before any timing); engines that compile nothing left out."""
+    out: dict[str, float] = {}
+    for r in document["rows"]:
+        if r.get("compile"):
+            out.setdefault(r["engine"], r["compile"])
+    return out
 
 
 def render_run(document: dict, fmt: str = "simple") -> str:
-    """The summary table of a run (``fmt``: any tabulate format)."""
+    """The detail table of a run, one line per puzzle and engine (``fmt``: any tabulate format)."""
     lines = summarize(document)
     if not lines:
         return "no puzzles were run"
-    return tabulate(_table_rows(lines, document["options"].get("timeout")), headers=HEADERS, tablefmt=fmt,
+    return tabulate(detail_rows(lines, document["options"].get("timeout")), headers=HEADERS, tablefmt=fmt,
                     disable_numparse=True)
-
-
-def render_markdown(document: dict, source: str = "") -> str:
-    """A Markdown report of one result file: the machine, the options, the table, the problems."""
-    m, opts, libs = document["machine"], document["options"], document["libraries"]
-    out = [f"# bench run {document['created']}", ""]
-    if source:
-        out += [f"Source: `{source}`", ""]
-    out += [
-        f"- Machine: {m.get('cpu')}, {m.get('cores')} cores, {m.get('memory_gib')} GiB, Python {m.get('python')}, "
-        f"{m.get('platform')}; bench commit {m.get('commit')}",
-        "- Libraries: " + ", ".join(f"{k} {v}" for k, v in libs.items() if v),
-        f"- Options: engines {', '.join(opts['engines'])}; mode {opts['mode']}; timeout {opts['timeout']:g} s; "
-        f"rounds {opts['rounds']} (median solve time; best s is the fastest round); redundancy filter {opts['redundancy']} "
-        f"({opts.get('redundancy_method') or 'orientation'}); one-shot filters: "
-        + (", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
-                     for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"),
-        "- Times are solve seconds (a split solve's include its split); JIT compile is separate and was done once "
-        "before timing." + (f" DLX and FILA split {'every search' if opts.get('split_every_search') else 'large searches'}"
-                            f" over {opts['workers']} workers." if opts.get("workers") else ""),
-        "",
-        render_run(document, "github"),
-        "",
-    ]
-    if document["validation"]:
-        out += ["## Problems", ""] + [f"- **{p['kind']}** {p['puzzle']}: {p['message']}" for p in document["validation"]]
-    else:
-        out += ["All engines that finished agree with each other and with the expected counts."]
-    return "\n".join(out) + "\n"
 
 
 def render_csv(document: dict) -> str:
     """The summary as CSV, one line per puzzle and engine."""
     buf = io.StringIO()
     fields = ["puzzle", "cover_hash", "engine", "variant", "workers", "status", "rounds", "covers", "unique", "total",
-              "solve", "best", "compile", "ratio", "check", "message"]
+              "solve", "best", "worst", "compile", "ratio", "check", "message"]
     writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS + CONSTRAINT_KEYS], extrasaction="ignore")
     writer.writeheader()
     for line in summarize(document):
         writer.writerow({**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS + CONSTRAINT_KEYS}})
     return buf.getvalue()
-
-
-def compare(a: dict, b: dict, threshold: float = 0.1) -> tuple[str, bool]:
-    """What got faster or slower from run ``a`` to run ``b``, matching puzzle, cover hash and engine.
-
-    Returns the table and whether any count changed (which is never noise).
-    """
-    before = {(x["puzzle"], x["cover_hash"], x["engine"]): x for x in summarize(a)}
-    rows, changed = [], False
-    for line in summarize(b):
-        old = before.get((line["puzzle"], line["cover_hash"], line["engine"]))
-        if old is None:
-            continue
-        counts_old = (old["covers"], old["unique"], old["total"])
-        counts_new = (line["covers"], line["unique"], line["total"])
-        both = old["status"] == line["status"] == "solved"
-        counts_differ = both and counts_old != counts_new
-        changed |= counts_differ
-        ratio = line["solve"] / old["solve"] if line["solve"] and old["solve"] else None
-        verdict = ("COUNTS CHANGED" if counts_differ else
-                   f"{old['status']} -> {line['status']}" if old["status"] != line["status"] else
-                   "" if ratio is None else
-                   "faster" if ratio < 1 - threshold else "slower" if ratio > 1 + threshold else "same")
-        rows.append([line["puzzle"], line["engine"], _seconds(old["solve"]), _seconds(line["solve"]),
-                     "" if ratio is None else f"{ratio:.2f}", verdict])
-    if not rows:
-        raise BenchError("the two result files share no puzzle, cover hash and engine; nothing to compare")
-    table = tabulate(rows, headers=["puzzle", "engine", "before s", "after s", "after/before", "verdict"],
-                     disable_numparse=True)
-    return table, changed

@@ -112,7 +112,59 @@ def load(path: str) -> dict:
         raise BenchError(f"{path}: not a bench result file (expected the keys 'schema' and 'rows')")
     if document["schema"] != SCHEMA:
         raise BenchError(f"{path}: result schema {document['schema']} is not supported; expected {SCHEMA}")
+    check(document, path)
     return document
+
+
+_NUMBER = (int, float)
+_OPTIONAL_INT = (int, type(None))
+_OPTIONAL_NUMBER = (int, float, type(None))
+FIELDS = {
+    "": {"created": str, "options": dict, "machine": dict, "libraries": dict, "puzzles": list, "rows": list,
+         "validation": list},
+    "options": {"engines": list, "timeout": _NUMBER, "rounds": int, "mode": str},
+    "puzzles": {"key": str, "cover_hash": str, "options": int, "items": int},
+    "rows": {"puzzle": str, "cover_hash": str, "engine": str, "variant": str, "status": str, "covers": _OPTIONAL_INT,
+             "unique": _OPTIONAL_INT, "total": _OPTIONAL_INT, "solve": _OPTIONAL_NUMBER},
+    "validation": {"puzzle": str, "kind": str, "message": str},
+}
+"""The fields reports rely on, per part of the document, with the types they must have."""
+
+
+def _kind(types) -> str:
+    names = {str: "a string", int: "an integer", float: "a number", dict: "an object", list: "a list",
+             type(None): "null"}
+    types = types if isinstance(types, tuple) else (types,)
+    return " or ".join(dict.fromkeys(names[t] for t in types))
+
+
+def _check_fields(obj, fields: dict, where: str, path) -> None:
+    if not isinstance(obj, dict):
+        raise BenchError(f"{path}: {where} is not an object")
+    for name, types in fields.items():
+        if name not in obj:
+            raise BenchError(f"{path}: {where}: the field '{name}' is missing")
+        value = obj[name]
+        allowed = types if isinstance(types, tuple) else (types,)
+        # JSON true/false are Python bools, which isinstance counts as integers
+        if not isinstance(value, allowed) or (isinstance(value, bool) and bool not in allowed):
+            raise BenchError(f"{path}: {where}: the field '{name}' is {type(value).__name__} {value!r:.40}; "
+                             f"expected {_kind(types)}")
+
+
+def check(document: dict, path="result file") -> None:
+    """Check that ``document`` has every field reports read, with the right types.
+
+    Raises
+    ------
+    BenchError
+        One line naming the file, the place (``rows[3]``) and the field that is missing or wrong.
+    """
+    _check_fields(document, FIELDS[""], "the document", path)
+    _check_fields(document["options"], FIELDS["options"], "options", path)
+    for part in ("puzzles", "rows", "validation"):
+        for i, entry in enumerate(document[part]):
+            _check_fields(entry, FIELDS[part], f"{part}[{i}]", path)
 
 
 def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: float) -> dict:

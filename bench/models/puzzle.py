@@ -204,6 +204,26 @@ class Puzzle:
             index = index * self.grid_dims[axis] + coords[..., axis]
         return index
 
+    @cached_property
+    def scan_axes(self) -> tuple[int, int, int]:
+        """The box's axes from slowest to fastest in a scan that does not depend on how the box is drawn.
+
+        On the cubic lattice the longest axis goes slowest (ties in x, y, z
+        order): a 10x6 and a 6x10 rectangle are scanned alike.  Other
+        lattices keep their index grid's order, whose axes are not the box's.
+        """
+        if self.lattice.name != "cubic":
+            return (0, 1, 2)
+        return tuple(sorted(range(3), key=lambda axis: -self.dims[axis]))
+
+    @cached_property
+    def scan_rank(self) -> np.ndarray:
+        """Each open cell's place in the scan of :attr:`scan_axes`."""
+        order = np.argsort(self._flat_index(self.open_coords, self.scan_axes), kind="stable")
+        rank = np.empty(self.n_open, dtype=np.int64)
+        rank[order] = np.arange(self.n_open)
+        return _readonly(rank)
+
     def open_grid(self, axes=(0, 1, 2)) -> np.ndarray:
         """Grid numbers of the open cells, by open-cell number, the grid's ``axes`` from slowest to fastest.
 

@@ -196,7 +196,9 @@ REDUNDANCY_METHODS = ("orientation", "orbit")
 def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Redundancy:
     """The redundancy filter that constrains one (unique) shape.
 
-    ``orbit`` keeps the lexicographically smallest image of each orbit.
+    ``orbit`` keeps the lexicographically smallest image of each orbit, its
+    cells numbered in the box's scan order (:attr:`Puzzle.scan_axes`), so
+    the choice depends neither on how the piece nor on how the box is drawn.
     ``orientation`` works as polycube does: it first keeps one orientation per
     orbit of the group acting on the piece's orientations (the orientation
     the piece is drawn in where possible), then, among the images in a kept
@@ -212,6 +214,9 @@ def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Red
     position = np.full(len(images), -1, dtype=np.int64)
     position[ids] = np.arange(len(ids))
     rows = images.rows(ids)
+    if method == "orbit":
+        # compared in the box's scan order, the smallest image is the same whichever way the box is drawn
+        rows = np.sort(puzzle.scan_rank[rows], axis=1)
     rank = np.empty(len(ids), dtype=np.int64)
     if len(ids):
         rank[np.lexsort(rows.T[::-1])] = np.arange(len(ids))

@@ -158,14 +158,11 @@ def scan_heuristic(puzzle) -> str:
     ``f`` scans with x slowest and z fastest.  A filling that runs along the
     box's shortest side (a 10x6 rectangle scanned column by column) searches
     a tree ten times smaller than one along its longest side (the same
-    rectangle drawn 6x10), so on the cubic lattice the scan takes the axes
-    longest first (``f@a,b,c``), as ``f`` would in the box turned that way.
-    Other lattices keep ``f``: their index grids' axes are not the box's.
+    rectangle drawn 6x10), so the scan follows :attr:`Puzzle.scan_axes`
+    (``f@a,b,c``), as ``f`` would in the box turned that way.
     """
-    if puzzle.lattice.name != "cubic":
-        return "f"
-    axes = sorted(range(3), key=lambda axis: -puzzle.dims[axis])
-    return "f" if axes == [0, 1, 2] else "f@" + ",".join(map(str, axes))
+    axes = puzzle.scan_axes
+    return "f" if axes == (0, 1, 2) else "f@" + ",".join(map(str, axes))
 
 
 def resolve(cover, settings: Settings) -> Settings:

@@ -1,0 +1,173 @@
+"""Pictures of solutions: valid SVG, one shape per cell, a colour per piece that every solution keeps."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import bench
+from bench.cli import main
+from bench.drawing.colours import luminance, piece_colours
+from bench.drawing.picture import draw
+from bench.drawing.solution import Solution
+from bench.drawing.svg import to_svg
+from bench.engines import Limits, Settings, get_engine
+from conftest import DEFS
+
+SVG = "{http://www.w3.org/2000/svg}"
+# (definition, lattice, drawn in 3-D)
+PUZZLES = [("dominoes_4x4.txt", "cubic", False), ("somacube.txt", "cubic", True), ("tetrahexes_4x7.txt", "hex", False),
+           ("hexiamonds_6x6.txt", "triangle", False), ("polyspheres_tetrahedron_20.txt", "fcc", True),
+           ("hexprism_shader_triangle.txt", "hexprism", True)]
+
+
+def first_solutions(name: str, n: int):
+    [puzzle] = bench.load(str(DEFS / name))[:1]
+    cover = bench.Cover.from_puzzle(puzzle)
+    found = []
+    get_engine("dlx").solve(cover, Settings(), Limits(max_solutions=n), on_solutions=lambda batch, _: found.extend(batch))
+    return cover, [Solution.from_cover(cover, options, f"{name} {i}") for i, options in enumerate(found[:n])]
+
+
+def cell_fills(root) -> dict[str, set[str]]:
+    """Piece name -> the fills of its cells in the layer drawings."""
+    out: dict[str, set[str]] = {}
+    for el in root.iter():
+        if el.get("class") == "cell":
+            title = el.find(f"{SVG}title")
+            out.setdefault(title.text, set()).add(el.get("data-colour") or el.get("fill"))
+    return out
+
+
+@pytest.mark.parametrize("name,lattice,three_d", PUZZLES)
+def test_every_cell_is_one_shape_and_every_piece_one_colour(name, lattice, three_d):
+    cover, solutions = first_solutions(name, 3)
+    assert len(solutions) == 3 and solutions[0].lattice == lattice and solutions[0].three_d == three_d
+    fills_seen = []
+    for solution in solutions:
+        root = ET.fromstring(to_svg(draw(solution)))
+        assert root.tag == f"{SVG}svg" and float(root.get("width")) > 0 and float(root.get("height")) > 0
+        cells = [el for el in root.iter() if el.get("class") == "cell"]
+        assert len(cells) == sum(len(p.cells) for p in solution.pieces) == cover.puzzle.n_open + sum(
+            len(p.cells) for p in solution.pieces if p.stationary)
+        fills = cell_fills(root)
+        assert set(fills) == {p.name for p in solution.pieces}
+        assert all(len(f) == 1 for f in fills.values()), "a piece drawn in two colours"
+        mobile = {name: f for name, f in fills.items() if name not in {p.name for p in solution.pieces if p.stationary}}
+        assert len({next(iter(f)) for f in mobile.values()}) == len(mobile), "two pieces share a colour"
+        labels = {el.text for el in root.iter() if el.get("class") == "label"}
+        assert labels == set(mobile)
+        view = [el for el in root.iter() if el.get("class") in ("face", "ball")]
+        assert bool(view) == three_d
+        if three_d:
+            layers = {el.text for el in root.iter() if el.get("class") == "caption"}
+            assert layers == {f"z = {z}" for z in range(cover.puzzle.dims[2])}
+        fills_seen.append(fills)
+    # the same piece has the same colour in every solution
+    assert fills_seen[0] == fills_seen[1] == fills_seen[2]
+
+
+def test_borders_between_pieces_are_drawn_and_inside_a_piece_are_not():
+    _, [solution] = first_solutions("dominoes_4x4.txt", 1)
+    root = ET.fromstring(to_svg(draw(solution)))
+    borders = [el for el in root.iter() if el.get("class") == "border"]
+    # a 4x4 square: 16 outside edges; 8 dominoes of 24 inner edges, 8 inside a domino
+    assert len(borders) == 16 + 24 - 8
+
+
+def test_names_from_a_definition_are_escaped():
+    cover, [solution] = first_solutions("dominoes_4x4.txt", 1)
+    odd = Solution(solution.lattice, solution.dims, solution.pieces, solution.names, title='<&"> title')
+    root = ET.fromstring(to_svg(draw(odd)))
+    assert root.find(f"{SVG}title").text == '<&"> title'
+
+
+def test_a_stored_solution_reads_back():
+    _, [solution] = first_solutions("somacube.txt", 1)
+    again = Solution.from_json(solution.to_json())
+    assert to_svg(draw(again)) == to_svg(draw(solution))
+
+
+@given(st.lists(st.text(min_size=1, max_size=4), min_size=1, max_size=40, unique=True), st.randoms())
+def test_colours_depend_on_the_names_only_and_differ(names, rnd):
+    colours = piece_colours(names)
+    shuffled = list(names)
+    rnd.shuffle(shuffled)
+    assert piece_colours(shuffled) == colours
+    assert len(set(colours.values())) == len(names)
+
+
+def test_neighbouring_palette_colours_differ_in_grey():
+    from bench.drawing.colours import palette
+
+    greys = [luminance(c) for c in palette(24)]
+    assert min(abs(a - b) for a, b in zip(greys, greys[1:])) > 0.15
+
+
+@pytest.mark.parametrize("name,bound,drawn", [
+    ("dominoes_4x4", "-u", 9),  # 2-D: the 9 solutions unique up to the square's symmetry
+    ("tetrahexes_4x7", "-u", 9),  # hexagons
+    ("polyspheres_tetrahedron_20", "-u", 4),  # spheres
+    ("somacube", "--max-solutions=5", 5),  # 3-D: the first 5 covers
+])
+def test_solve_draws_every_solution_and_a_gallery(tmp_path, capsys, name, bound, drawn):
+    status = main(["solve", "-q", bound, "--draw", str(tmp_path), "--gallery", "3", str(DEFS / f"{name}.txt")])
+    out, err = capsys.readouterr()
+    assert status == 0 and out == ""
+    files = sorted(tmp_path.glob(f"{name}-*.svg"))
+    assert len(files) == drawn
+    for f in files:
+        assert sum(el.get("class") == "cell" for el in ET.fromstring(f.read_text()).iter()) > 0
+    page = (tmp_path / f"{name}.html").read_text()
+    assert page.count("<svg") == 3 and f"3 of {drawn} solutions" in page
+    assert f"{drawn} pictures" in err
+
+
+def test_solve_draws_png_on_request(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    assert main(["solve", "--max-solutions", "2", "--draw", str(tmp_path), "--draw-format", "png",
+                 str(DEFS / "somacube.txt")]) == 0
+    capsys.readouterr()
+    files = sorted(tmp_path.glob("somacube-*.png"))
+    assert len(files) == 2 and all(f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for f in files)
+
+
+def test_draw_into_a_file_is_a_clear_error(tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("")
+    assert main(["solve", "--draw", str(target), str(DEFS / "dominoes_4x4.txt")]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
+@given(st.sampled_from(["cubic", "hex", "triangle", "hexprism"]), st.integers(1, 4), st.integers(1, 4), st.integers(1, 2),
+       st.randoms(use_true_random=False))
+def test_borders_are_the_edges_between_different_pieces_on_every_polygon_lattice(lattice_name, X, Y, Z, rnd):
+    import numpy as np
+
+    from bench.drawing.solution import Placed
+    from bench.models.lattice import get_lattice
+
+    lattice = get_lattice(lattice_name)
+    if lattice.flat:
+        Z = 1
+    cells = lattice.box_coords((X, Y, Z))
+    owner = {tuple(c): rnd.choice("ABC") for c in cells.tolist()}
+    pieces = tuple(Placed(name, np.array([c for c, o in owner.items() if o == name]))
+                   for name in sorted(set(owner.values())))
+    solution = Solution(lattice_name, (X, Y, Z), pieces, tuple(sorted(set(owner.values()))))
+    root = ET.fromstring(to_svg(draw(solution)))
+    assert sum(el.get("class") == "cell" for el in root.iter()) == len(cells)
+    # the oracle: the lattice's own neighbours within a layer, not the drawing's geometry
+    sides = {"cubic": 4, "hex": 6, "triangle": 3, "hexprism": 6}[lattice_name]
+    pairs = same = 0
+    for c in cells.tolist():
+        for n in lattice.neighbours([c])[0].tolist():
+            if n[2] == c[2] or lattice_name == "triangle":
+                if tuple(n) in owner and tuple(n) > tuple(c):
+                    pairs += 1
+                    same += owner[tuple(n)] == owner[tuple(c)]
+    borders = sum(el.get("class") == "border" for el in root.iter())
+    assert borders == sides * len(cells) - pairs - same

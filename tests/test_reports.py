@@ -1,0 +1,204 @@
+"""Reports from stored result files: the summary table and verdict, the HTML page, compare's differences, schema checks."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from bench.cli import main
+from bench.comparison import results, summary
+from bench.comparison.compare import compare
+from bench.comparison.markdown import render_markdown
+from conftest import DEFS
+
+ENGINES = ["dlx", "fila:f11/of=11/n0", "fila:f11/of=11/n", "cpsat", "sat:cadical195:totalizer", "ganak", "xcover"]
+
+
+def make_doc(timeout: float = 30.0, engines=ENGINES, times=None, rounds: int = 1, commit: str = "abc1234") -> dict:
+    """A result document of two puzzles; ``times[puzzle][engine]`` is a list of round times, or 'timeout'."""
+    times = times or {
+        "pentominoes_tetrominoes_diamond_13x13.txt": {e: [0.5 + i] for i, e in enumerate(engines)},
+        "dominoes_4x4.txt": {e: [0.0003 * (i + 1)] for i, e in enumerate(engines)},
+    }
+    doc = {"schema": results.SCHEMA, "created": "2026-11-24T00:00:00+0000", "command": ["bench", "run"],
+           "options": {"engines": list(engines), "timeout": timeout, "rounds": rounds, "mode": "count",
+                       "redundancy": "#"},
+           "machine": {"cpu": "Test CPU", "cores": 2, "commit": commit, "python": "3.11"},
+           "libraries": {"numba": "0.60"}, "puzzles": [], "rows": [], "validation": []}
+    for n, (puzzle, by_engine) in enumerate(times.items()):
+        doc["puzzles"].append({"key": puzzle, "cover_hash": f"h{n}", "options": 100 * (n + 1) ** 3, "items": 10,
+                               "expected": None})
+        for engine, value in by_engine.items():
+            for r, t in enumerate(value if isinstance(value, list) else [value]):
+                out = t == "timeout"
+                doc["rows"].append({"puzzle": puzzle, "cover_hash": f"h{n}", "engine": engine, "variant": "",
+                                    "round": r, "status": "timeout" if out else "solved",
+                                    "covers": None if out else 36, "unique": None if out else 9,
+                                    "total": None if out else 36, "solve": None if out else t,
+                                    "stats": {"attempts_by_remaining": [0, 36, 20, 8], "fits_by_remaining": [0, 36, 18, 8]}
+                                    if engine == "dlx" and not out else {},
+                                    "message": ""})
+    return doc
+
+
+def test_the_summary_fits_120_columns_and_ends_in_one_verdict():
+    doc = make_doc()
+    text = summary.table(doc)
+    assert max(map(len, text.splitlines())) <= 120
+    assert "pentominoes_t" in text and "agreed" in text and "9/36" in text
+    verdict = summary.verdict(doc)
+    assert verdict.startswith("2 puzzles, 7 engines: all counts agree; dlx fastest on 1")
+    assert "\n" not in verdict
+
+
+def test_times_under_the_resolution_are_neither_ranked_nor_divided():
+    doc = make_doc()
+    g = summary.grid(doc)
+    by_puzzle = {r["puzzle"]: r for r in g["rows"]}
+    assert by_puzzle["dominoes_4x4.txt"]["fastest"] is None
+    assert by_puzzle["pentominoes_tetrominoes_diamond_13x13.txt"]["fastest"] == "dlx"
+    md = render_markdown(doc)
+    detail = md[md.index("## Detail"):]
+    dominoes = [line for line in detail.splitlines() if line.startswith("| dominoes_4x4.txt")]
+    assert len(dominoes) == 7 and all(line.count("x |") == 0 for line in dominoes)
+    assert "<0.001" in summary.table(doc)
+
+
+def test_the_spread_over_rounds_is_shown():
+    doc = make_doc(engines=["dlx", "fila"], times={"a.txt": {"dlx": [1.0, 1.2, 1.1], "fila": [2.0, 2.0, 2.0]}},
+                   rounds=3)
+    text = summary.table(doc)
+    assert "1.1 ±9%*" in text and "2 ±0%" in text
+
+
+def test_a_mismatch_is_loud_in_table_and_verdict():
+    doc = make_doc()
+    doc["validation"].append({"puzzle": "dominoes_4x4.txt", "kind": "mismatch", "message": "covers disagree"})
+    assert "MISMATCH" in summary.table(doc)
+    assert "counts DISAGREE on 1 (dominoes_4x4)" in summary.verdict(doc)
+
+
+def test_compare_states_what_differs_before_its_table():
+    a = make_doc(timeout=30.0, times={"p.txt": {"dlx": [1.0], "sat": "timeout", "cpsat": [0.5]}},
+                 engines=["dlx", "sat", "cpsat"])
+    b = make_doc(timeout=60.0, times={"p.txt": {"dlx": [1.0], "sat": [45.0], "fila": [0.8]}},
+                 engines=["dlx", "sat", "fila"], commit="def5678")
+    text, changed = compare(a, b)
+    head, table = text.split("\n\n", 1)
+    assert "timeout: 30 s -> 60 s" in head and "commit: abc1234 -> def5678" in head
+    assert "engines only in A: cpsat" in head and "engines only in B: fila" in head
+    lines = {line.split()[1]: line for line in table.splitlines()[2:]}
+    assert set(lines) == {"dlx", "sat", "cpsat", "fila"}
+    assert "timeout -> solved (caused by the timeout: 30 s -> 60 s)" in lines["sat"]
+    assert "only in A" in lines["cpsat"] and "only in B" in lines["fila"]
+    assert not changed
+
+
+def test_a_status_change_the_timeouts_do_not_explain_is_not_excused():
+    a = make_doc(timeout=30.0, times={"p.txt": {"sat": "timeout"}}, engines=["sat"])
+    b = make_doc(timeout=60.0, times={"p.txt": {"sat": [12.0]}}, engines=["sat"])
+    text, _ = compare(a, b)
+    assert "timeout -> solved" in text and "caused by the timeout" not in text
+
+
+def test_compare_exits_1_on_a_changed_count(tmp_path, capsys):
+    a = make_doc()
+    b = copy.deepcopy(a)
+    b["rows"][0]["total"] += 1
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
+    out = capsys.readouterr().out
+    assert out.index("The runs were made the same way") < out.index("COUNTS CHANGED")
+
+
+@pytest.mark.parametrize("where,field", [("rows", "status"), ("puzzles", "key"), ("options", "timeout"), ("", "rows")])
+def test_a_result_file_missing_a_field_is_one_clear_line(tmp_path, capsys, where, field):
+    doc = make_doc()
+    target = doc if where == "" else doc[where][1] if isinstance(doc[where], list) else doc[where]
+    del target[field]
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(doc))
+    for command in (["report", str(path)], ["compare", str(path), str(path)], ["report", "--html", str(path)]):
+        assert main(command) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(path) in err and f"'{field}'" in err and "Traceback" not in err
+        if where in ("rows", "puzzles"):
+            assert f"{where}[1]" in err
+
+
+def test_a_field_of_the_wrong_type_is_named(tmp_path, capsys):
+    doc = make_doc()
+    doc["rows"][2]["solve"] = "fast"
+    path = tmp_path / "typed.json"
+    path.write_text(json.dumps(doc))
+    assert main(["report", str(path)]) == 2
+    assert "rows[2]: the field 'solve' is str 'fast'; expected an integer or a number or null" in capsys.readouterr().err
+
+
+def svgs_of(page: str) -> list[ET.Element]:
+    return [ET.fromstring(m) for m in re.findall(r"<svg.*?</svg>", page, flags=re.S)]
+
+
+def test_the_html_report_has_the_table_and_plots_with_labelled_axes(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    doc = make_doc()
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(doc))
+    assert main(["report", "--html", str(path), "-o", str(tmp_path / "run.html")]) == 0
+    page = (tmp_path / "run.html").read_text()
+    assert '<table class="summary">' in page and "pentominoes_tetrominoes_diamond_13x13.txt" in page
+    # self-contained and static: nothing fetched, nothing run
+    assert "<script" not in page and "<link" not in page and not re.search(r'(src|href)="(https?:|//)', page)
+    plots = [svg for svg in svgs_of(page) if svg.find(".//{*}g[@id='axes_1']") is not None]
+    assert len(plots) == 5  # time, ratio, size, and dlx's level profile of each puzzle
+    for svg in plots:
+        axes = {g.get("id") for g in svg.iter("{http://www.w3.org/2000/svg}g")}
+        assert {"matplotlib.axis_1", "matplotlib.axis_2"} <= axes
+        texts = " ".join(t.text or "" for t in svg.iter("{http://www.w3.org/2000/svg}text"))
+        assert re.search(r"seconds|×|pieces remaining", texts), texts[:200]
+    assert "No picture of:" in page and "predates stored solutions" in page
+
+
+def test_bench_run_writes_the_html_report_beside_its_json(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    out_file = tmp_path / "run.json"
+    status = main(["run", "-e", "dlx,sat", "-o", str(out_file), str(DEFS / "dominoes_4x4.txt"), str(DEFS / "somacube.txt")])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    # the terminal gets the compact table and one verdict line
+    assert out.splitlines()[0].split() == ["puzzle", "dlx", "sat", "unique/total", "counts"]
+    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines: all counts agree")
+    doc = json.loads(out_file.read_text())
+    assert all(p["solution"]["pieces"] for p in doc["puzzles"])
+    page = (tmp_path / "run.html").read_text()
+    pictures = [svg for svg in svgs_of(page) if any(el.get("class") == "cell" for el in svg.iter())]
+    assert len(pictures) == 2
+    assert f"HTML report written to {tmp_path / 'run.html'}" in err
+
+
+def test_bench_run_without_the_html_libraries_still_succeeds_and_says_how_to_get_them(tmp_path, capsys, monkeypatch):
+    import bench.comparison.html as html
+
+    def missing(documents):
+        raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
+
+    monkeypatch.setattr(html, "render_html", missing)
+    out_file = tmp_path / "run.json"
+    assert main(["run", "-e", "dlx", "-o", str(out_file), str(DEFS / "dominoes_4x4.txt")]) == 0
+    err = capsys.readouterr().err
+    assert out_file.exists() and not (tmp_path / "run.html").exists()
+    assert "HTML report not written: matplotlib is not installed (pip install jinja2 matplotlib" in err
+
+
+def test_compare_gives_no_ratio_under_the_resolution_but_a_clear_direction():
+    a = make_doc(times={"p.txt": {"dlx": [0.07], "fila": [0.002]}}, engines=["dlx", "fila"])
+    b = make_doc(times={"p.txt": {"dlx": [0.004], "fila": [0.005]}}, engines=["dlx", "fila"])
+    text, _ = compare(a, b)
+    lines = {line.split()[1]: line for line in text.split("\n\n", 1)[1].splitlines()[2:]}
+    assert lines["dlx"].rstrip().endswith("faster (one time under 10 ms: no ratio)")
+    assert lines["fila"].rstrip().endswith("under 10 ms: not compared")
