@@ -170,4 +170,5 @@ def test_a_malformed_definition_is_a_problem_in_the_result_file(tmp_path, capsys
     assert problem["puzzle"] == "broken.txt" and problem["kind"] == "input" and ":2: " in problem["message"]
     assert main(["report", str(out_file)]) == 0
     out = capsys.readouterr().out
-    assert "**input** broken.txt" in out and "agree" not in out
+    assert "**input** broken.txt" in out and "INPUT problems in 1 file (broken.txt)" in out
+    assert "All engines that finished agree" not in out

@@ -57,7 +57,8 @@ def start(args: list[str], wanted: int) -> tuple[subprocess.Popen, set[int]]:
     """Start ``bench ARGS`` and wait until it has ``wanted`` descendants; returns them."""
     proc = subprocess.Popen(BENCH + args, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
-    deadline = time.time() + 120
+    # a first run after a change to the kernels compiles them (minutes on a loaded machine) before any worker starts
+    deadline = time.time() + 300
     while time.time() < deadline and proc.poll() is None and len(descendants(proc.pid)) < wanted:
         time.sleep(0.05)
     children = descendants(proc.pid)
