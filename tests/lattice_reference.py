@@ -1,7 +1,8 @@
 """An independent brute-force tiling counter for the non-cubic lattices.
 
 It is a test oracle for the definitions ``defs/*.txt`` whose ``D`` header
-carries a ``lattice`` key (``hex``, ``triangle``, ``hexprism``, ``fcc``).
+carries a ``lattice`` key (``hex``, ``triangle``, ``hexprism``, ``fcc``), and
+for 3-D cubic puzzles given by ``C`` lines (no ``lattice`` key).
 It does not import ``bench``: it reads the files itself (only the ``D``
 header, ``C`` lines with ``type=S`` for stationary pieces, and ``~D``),
 builds every lattice's motions from a Cartesian embedding of the cells,
@@ -24,6 +25,9 @@ Coordinate conventions (the public interface of the definition files):
 - ``fcc``: a cell is ``x y z`` with ``x + y + z`` even (spheres in
   face-centred cubic packing, 12 neighbours); motions are the 24 rotations
   of the cube.  The box holds the even-sum points of ``xDim x yDim x zDim``.
+- cubic: a cell is ``x y z``, a unit cube (6 neighbours); motions are the 24
+  rotations of the cube.  Only 3-D boxes (a flat box turns pieces in 3-D,
+  which this oracle does not model).
 
 Counting conventions: flat lattices (``hex``, ``triangle``) allow turns and
 flips (flips not for ``oneSide``); 3-D lattices allow proper motions only.
@@ -33,9 +37,12 @@ the tilings under the board's symmetry group: the motions (flips included for
 flat lattices, proper motions for 3-D ones) that, with a translation, map the
 open cells onto themselves and the multiset of piece shapes onto itself
 (under ``oneSide`` a flip maps each piece to its mirror image, so it belongs
-to the group only when the piece set is closed under mirroring).
+to the group only when the piece set is closed under mirroring).  With
+``mirror`` (bench's ``--mirror``) a 3-D board's candidate symmetries are its
+reflections too, and the same rule decides: a reflection belongs to the group
+only when it maps the multiset of piece shapes (up to rotations) onto itself.
 
-Usage: ``python tests/lattice_reference.py defs/meteor.txt ...``
+Usage: ``python tests/lattice_reference.py [--mirror] defs/meteor.txt ...``
 """
 
 from __future__ import annotations
@@ -48,7 +55,7 @@ from itertools import permutations, product
 
 SQRT3 = math.sqrt(3.0)
 EPS = 1e-6
-LATTICES = ("hex", "triangle", "hexprism", "fcc")
+LATTICES = ("hex", "triangle", "hexprism", "fcc", "cube")
 
 
 # ---------------------------------------------------------------------------
@@ -137,6 +144,7 @@ def _rot_z(k):
 
 
 MIRROR_Y = ((1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0))    # a flip of the plane
+MIRROR_Z = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, -1.0))    # a reflection in a layer
 HALF_TURN_X = ((1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, -1.0))  # upside down
 
 
@@ -241,7 +249,7 @@ class HexPrismLattice(HexLattice):
         return [_rot_z(k) for k in range(6)] + [_matmul(_rot_z(k), HALF_TURN_X) for k in range(6)]
 
     def improper(self):
-        return []
+        return [_matmul(m, MIRROR_Z) for m in self.proper()]
 
     def is_translation(self, d):
         return True
@@ -284,6 +292,40 @@ class TriangleLattice(_HexagonalPlane):
         return {(a, b, t) for a in range(x) for b in range(y) for t in (0, 1)}
 
 
+def _signed_permutations(sign):
+    """The 3x3 signed permutation matrices with determinant of the given sign."""
+    mats = []
+    for perm in permutations(range(3)):
+        for signs in product((1, -1), repeat=3):
+            m = tuple(tuple(float(signs[i]) if j == perm[i] else 0.0 for j in range(3)) for i in range(3))
+            if _det(m) * sign > 0:
+                mats.append(m)
+    return mats
+
+
+class CubeLattice(Lattice):
+    name = "cube"
+    neighbour_distance = 1.0
+
+    def embed(self, cell):
+        return tuple(float(v) for v in cell)
+
+    def locate(self, p):
+        return tuple(round(v) for v in p)
+
+    def proper(self):
+        return _signed_permutations(1)
+
+    def improper(self):
+        return _signed_permutations(-1)
+
+    def box(self, dims):
+        x, y, z = dims
+        if z == 1:
+            raise ValueError("the oracle's cubic puzzles are 3-D boxes")
+        return set(product(range(x), range(y), range(z)))
+
+
 class FccLattice(Lattice):
     name = "fcc"
     neighbour_distance = math.sqrt(2.0)
@@ -298,13 +340,10 @@ class FccLattice(Lattice):
         return cell
 
     def proper(self):
-        mats = []
-        for perm in permutations(range(3)):
-            for signs in product((1, -1), repeat=3):
-                m = tuple(tuple(float(signs[i]) if j == perm[i] else 0.0 for j in range(3)) for i in range(3))
-                if _det(m) > 0:
-                    mats.append(m)
-        return mats
+        return _signed_permutations(1)
+
+    def improper(self):
+        return _signed_permutations(-1)
 
     def is_translation(self, d):
         return sum(d) % 2 == 0
@@ -319,7 +358,7 @@ class FccLattice(Lattice):
 
 def make_lattice(name):
     return {"hex": HexLattice, "triangle": TriangleLattice,
-            "hexprism": HexPrismLattice, "fcc": FccLattice}[name]()
+            "hexprism": HexPrismLattice, "fcc": FccLattice, "cube": CubeLattice}[name]()
 
 
 # ---------------------------------------------------------------------------
@@ -464,13 +503,13 @@ def exact_covers(cells, rows, capacity):
 # ---------------------------------------------------------------------------
 
 
-def build(path):
+def build(path, mirror=False):
     spec = read_definition(path)
     lattice = make_lattice(spec["lattice"])
     flat = spec["lattice"] in ("hex", "triangle")
     piece_motions = lattice.motions(flips=flat and not spec["one_side"])
-    # the candidate symmetries of the board: flips too for flat lattices
-    board_motions = lattice.motions(flips=flat)
+    # the candidate symmetries of the board: flips too for flat lattices, reflections too with mirror
+    board_motions = lattice.motions(flips=flat or mirror)
     box = lattice.box(spec["dims"])
     blocked = set()
     mobile = []
@@ -529,14 +568,14 @@ def symmetry_group(puzzle):
     return group
 
 
-def count(path, verbose=False):
-    """Count the tilings of one definition file.
+def count(path, verbose=False, mirror=False):
+    """Count the tilings of one definition file (``mirror``: up to reflections too).
 
     Returns ``dict(total=..., unique=..., group=...)``: every tiling, the
     tilings up to the board's symmetry group, and the order of that group.
     """
     start = time.perf_counter()
-    puzzle = build(path)
+    puzzle = build(path, mirror)
     rows = puzzle["rows"]
     tilings = []
     for chosen in exact_covers(puzzle["open_cells"], rows, puzzle["capacity"]):
@@ -570,8 +609,9 @@ def main(argv):
         print(__doc__.strip().splitlines()[0])
         print("usage: python tests/lattice_reference.py FILE...")
         return 2
-    for path in argv:
-        result = count(path, verbose=True)
+    mirror = "--mirror" in argv
+    for path in (a for a in argv if a != "--mirror"):
+        result = count(path, verbose=True, mirror=mirror)
         print(f"{path}: total={result['total']} unique={result['unique']} group={result['group']} "
               f"placements={result['placements']} time={result['seconds']}s", flush=True)
     return 0

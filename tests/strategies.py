@@ -17,15 +17,18 @@ _DIMS = {
 
 
 @st.composite
-def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False):
+def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False, solid: bool = False):
     """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction.
 
     ``lattice`` names the lattice; flat puzzles off the cubic lattice are
     sometimes one-sided.  ``small`` keeps a cubic box within 12 cells, for
-    the brute-force oracle (the other lattices' boxes are small anyway).
+    the brute-force oracle (the other lattices' boxes are small anyway);
+    ``solid`` makes it a 2- or 3-layer box of at most 18 cells.
     """
     geometry = get_lattice(lattice)
-    if lattice == "cubic" and small:
+    if lattice == "cubic" and solid:
+        dims = draw(st.integers(2, 3)), draw(st.integers(2, 3)), 2
+    elif lattice == "cubic" and small:
         dims = draw(st.integers(2, 4)), draw(st.integers(2, 3)), 1
     elif lattice == "cubic":
         dims = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))

@@ -98,7 +98,7 @@ def test_check_validates_expected_counts(capsys, tmp_path):
     (tmp_path / "expected.toml").write_text('["a.txt"]\nunique = 9\ntotal = 36\ngroup = 4\nsymmetry = "x"\nsource = "y"\n\n["gone.txt"]\nunique = 1\ngroup = 1\nsymmetry = "x"\nsource = "y"\n')
     status, _, err = run(capsys, "check", str(tmp_path))
     assert status == 2
-    assert "group of order 4, but the puzzle's symmetry group has order 8" in err
+    assert "records group = 4, but the puzzle's symmetry group (mirror) has order 8" in err
     assert '["gone.txt"] names a file that does not exist' in err
 
 

@@ -30,6 +30,7 @@ from bench.native.dlx import DlxEngine
 from bench.native.search import Search
 from bench.native.fila import FilaEngine
 from conftest import DATA, DEFS
+from reference import enumerate_covers
 from strategies import tiled_puzzles
 
 
@@ -107,6 +108,43 @@ def test_box_in_a_diamond_parity_filter_removes_about_half_of_the_odd_pieces_ima
     assert (removed, images) == (3012, 6892)
 
 
+@pytest.mark.parametrize("args, removed", [(["-r", "-F"], "227"), (["-r", "-F", "--fit-rounds", "2"], "227 8"),
+                                           (["-F"], "144"), (["-r", "-F", "--fit-rounds", "0"], "227 8 0")])
+def test_fit_filter_removes_in_place_as_the_polycube_article_counts(capsys, args, removed):
+    # "If the rotational redundancy filter is also enabled ... the fit filter will eliminate 227 images";
+    # "If you run the fit filter twice ... the number of filtered images jumps from 227 to 235"; 128 + 16 without -r
+    assert main(["solve", *args, "--max-solutions", "1", "-i", str(DEFS / "pentominoes_10x6.txt")]) == 0
+    kv = _kv(capsys.readouterr().out)
+    assert kv["FIT_FILTER_ROUNDS"] == removed
+    assert int(kv["FIT_FILTER_ONE_SHOT"]) == sum(map(int, removed.split()))
+
+
+def _fit_violations_all_at_once(cover):
+    """Options a pass judging every option against the unfiltered matrix removes (the pass before in-place)."""
+    options = [set(cover.option(o).tolist()) for o in range(cover.n_options)]
+    single = {i for i in range(cover.n_items) if cover.item_hi[i] == 1}
+    bad = set()
+    for o, mine in enumerate(options):
+        rest = [p for p, theirs in enumerate(options) if p != o and not (mine & theirs & single)]
+        reach = [sum(i in options[p] for p in rest) + (i in mine) for i in range(cover.n_items)]
+        if any(r < lo for r, lo in zip(reach, cover.item_lo)):
+            bad.add(o)
+    return bad
+
+
+@settings(max_examples=40, deadline=None)
+@given(tiled_puzzles(small=True))
+def test_a_fit_pass_removes_only_dead_options_and_at_least_what_an_all_at_once_pass_removes(text):
+    [puzzle] = [Puzzle.from_definition(d) for d in parse_text(text)]
+    cover = Cover.from_puzzle(puzzle)
+    kept, removed = fit_filter(cover, 1)
+    gone = {o for o in range(cover.n_options) if cover.opt_image[o] not in set(kept.opt_image.tolist())}
+    assert len(gone) == removed[0]
+    used = {o for solution in enumerate_covers(cover) for o in solution}
+    assert not gone & used
+    assert _fit_violations_all_at_once(cover) <= gone
+
+
 def test_hexomino_rectangles_are_refused_by_parity_without_search(capsys):
     assert main(["check", str(DEFS / "hexominoes_rectangles.txt")]) == 0
     out = capsys.readouterr().out
@@ -125,8 +163,8 @@ def _root_pass(cover, which):
         n = cn.parity_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, c.opt_par,
                                   c.opt_pstep, c.par_ok, c.cfg[cn.C_PAR_OFFSET], c.par_d[0], c.par_s[0], c.out)
     else:
-        n = cn.fit_filter_pass(s.count, s.lo, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr, s.opt_items,
-                               c.dec, c.tstamp, c.ostamp, c.tlist, c.cfg, c.out)
+        n = cn.fit_filter_pass(s.count, s.lo, s.hi, s.size, s.sets, s.loc, s.set_start, s.node_opt, s.opt_ptr,
+                               s.opt_items, c.dec, c.tstamp, c.ostamp, c.tlist, c.cfg, c.out)
     return set(c.out[:n].tolist())
 
 
@@ -142,8 +180,8 @@ def test_in_search_filters_at_the_root_find_what_the_one_shot_filters_find(path,
         assert cover.n_options - len(removed) == kept.n_options
         if which == "volume_filter" and path.name == "pentominoes_10x6.txt":
             assert len(removed) == (128 if redundancy is None else 125)
-        if which == "fit_filter" and path.name == "pentominoes_10x6.txt" and redundancy is None:
-            assert len(removed) == 144
+        if which == "fit_filter" and path.name == "pentominoes_10x6.txt":
+            assert len(removed) == (144 if redundancy is None else 227)
 
 
 def test_parity_violations_in_10x6_appear_only_from_the_ninth_piece():

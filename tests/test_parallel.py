@@ -55,6 +55,29 @@ def test_fila_split_counts(p10x6):
     assert (result.covers, result.unique, result.total) == (2339, 2339, 9356)
 
 
+COUNTERS = ("nodes", "attempts", "fits", "attempts_by_remaining", "fits_by_remaining", "updates_by_remaining")
+
+
+def test_a_fila_split_adds_up_to_the_single_search_in_every_counter(p10x6, tmp_path):
+    # FILA after the first piece: the split cuts no deeper than the hand-off, so the levels FILA runs in one
+    # search are FILA's in every sub-problem too, and every counter adds up (the Tetris Cube's attempts and
+    # no-fits did not when the split cut 2 or 3 levels deep)
+    engine = get_engine("fila")
+    settings = engine.resolve(p10x6, Settings(fila=11))
+    single = engine.solve(p10x6, settings)
+    split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=tmp_path / "j.jsonl"))
+    assert (split.covers, split.unique, split.total) == (single.covers, single.unique, single.total)
+    assert split.stats["parallel"]["depth"] == 1 and split.stats["parallel"]["exact_statistics"] == "true"
+    assert split.stats["parallel"]["subproblems"] > 2
+    for key in COUNTERS:
+        assert split.stats[key] == single.stats[key], key
+    # cut deeper on request: the counts still add up, the statistics do not, and the run says so
+    deeper = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, depth=3, journal=tmp_path / "k.jsonl"))
+    assert (deeper.covers, deeper.unique, deeper.total) == (single.covers, single.unique, single.total)
+    assert deeper.stats["parallel"]["exact_statistics"] == "false"
+    assert deeper.stats["nodes"] != single.stats["nodes"]
+
+
 def test_a_resumed_journal_skips_what_is_done_and_drops_a_torn_line(p10x6, tmp_path):
     engine = get_engine("dlx")
     path = tmp_path / "j.jsonl"

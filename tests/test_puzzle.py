@@ -134,3 +134,70 @@ def test_group_order_of_empty_boxes(dims, order):
     cells = ", ".join("0 0 0" if False else f"{k} 0 0" for k in range(1))
     text = f"D:xDim={X}:yDim={Y}:zDim={Z}\n" + "".join(f"C:name=m{k}:layout={cells}\n" for k in range(X * Y * Z)) + "~D"
     assert from_text(text).group.order == order
+
+
+# -- pieces turn in three dimensions, in flat puzzles too --------------------------------------------
+
+
+def _redrawn(path, planes, index=0):
+    """The text of the ``index``-th puzzle of ``path`` with each piece as a C layout; piece k is turned out of
+    the layer into the plane ``planes[k % len(planes)]`` ('xy' keeps it, 'xz' and 'yz' the planes x = 0, y = 0)."""
+    d = bench.load(path)[index].definition
+    turn = {"xy": lambda x, y: (x, y, 0), "yz": lambda x, y: (0, x, y), "xz": lambda x, y: (y, 0, x)}
+    X, Y, Z = d.dims
+    lines = [f"D:xDim={X}:yDim={Y}:zDim={Z}" + (":oneSide" if d.one_side else "")]
+    for k, piece in enumerate(d.pieces):
+        cells = [turn[planes[k % len(planes)]](x, y) for x, y, _ in piece.cells]
+        lines.append(f"C:name={piece.name}:layout=" + ", ".join("%d %d %d" % c for c in cells))
+    return "\n".join(lines + ["~D", ""])
+
+
+def _counts(text):
+    from bench.engines import get_engine
+
+    puzzle = from_text(text)
+    r = get_engine("dlx").solve(bench.Cover.from_puzzle(puzzle, redundancy=True))
+    return len(puzzle.images), puzzle.group.order, r.unique, r.total
+
+
+@pytest.mark.parametrize("planes", [["xy"], ["xz"], ["yz"], ["xy", "xz", "yz"]])
+def test_a_flat_puzzle_turns_pieces_drawn_in_any_plane_into_it(planes):
+    text = _redrawn(DEFS / "pentominoes_20x3.txt", planes)
+    assert _counts(text) == (len(one(DEFS / "pentominoes_20x3.txt").images), 4, 2, 8)
+
+
+@pytest.mark.parametrize("planes", [["xz"], ["yz"], ["xy", "yz", "xz"]])
+def test_a_one_sided_piece_drawn_in_another_plane_shows_the_side_that_faces_its_axis(planes):
+    # drawn in the yz (xz) plane, a piece is read in y z (z x): the rotation that lays it keeps it the same
+    # one-sided piece, so the 18 one-sided pentominoes still give the article's 46 (184 in all)
+    plain = one(DEFS / "pentominoes_1s_30x3.txt")
+    text = _redrawn(DEFS / "pentominoes_1s_30x3.txt", planes)
+    assert _counts(text) == (len(plain.images), 4, 46, 184)
+    assert [s.names for s in from_text(text).shapes] == [s.names for s in plain.shapes]
+
+
+def test_a_one_sided_piece_drawn_mirrored_in_another_plane_is_its_mirror_image():
+    # the F read the other way round in the xz plane is the f: two f's, no F
+    text = _redrawn(DEFS / "pentominoes_1s_30x3.txt", ["xy"])
+    f_line = next(line for line in text.splitlines() if line.startswith("C:name=F:"))
+    cells = [tuple(map(int, c.split())) for c in f_line.split("layout=")[1].split(",")]
+    mirrored = f_line.split("layout=")[0] + "layout=" + ", ".join(f"{x} 0 {y}" for x, y, _ in cells)
+    puzzle = from_text(text.replace(f_line, mirrored))
+    assert ("F", "f") in [s.names for s in puzzle.shapes] and len(puzzle.shapes) == 17
+
+
+def test_a_piece_that_cannot_lie_flat_fits_nowhere_in_a_flat_puzzle():
+    text = "D:xDim=3:yDim=2:zDim=1\nC:name=A:layout=0 0 0, 1 0 0, 1 1 0, 1 1 1\nC:name=B:layout=0 0 0, 0 0 1, 0 0 2\n~D\n"
+    puzzle = from_text(text)
+    assert len(puzzle.images.of_shape(0)) == 0 and len(puzzle.images.of_shape(1)) == 2
+
+
+def test_the_35_hexominoes_drawn_in_any_plane_are_refused_by_parity_at_once(tmp_path, capsys):
+    from bench.cli import main
+
+    path = tmp_path / "hexominoes_in_planes.txt"
+    path.write_text(_redrawn(DEFS / "hexominoes_rectangles.txt", ["xz", "yz", "xy"]))
+    assert main(["solve", "-q", "-i", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert "SOLUTIONS=0" in captured.out and "unsolvable without search: parity" in captured.err
+    assert "fits nowhere" not in captured.err

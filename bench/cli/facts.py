@@ -73,6 +73,7 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
         "PIECE_VOLUME": puzzle.mobile_volume,
         "SPARE_PIECES": "true" if puzzle.spare else "false",
         "BOUNDED": len(images),
+        "SYMMETRY_CONVENTION": puzzle.convention,
         "SYMMETRY_GROUP_ORDER": group.order,
         "SYMMETRY_GROUP": " ".join(group.names),
         "REDUNDANCY_FILTER": red.piece if red else ".",

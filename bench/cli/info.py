@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bench.cli.facts import format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import add_memory_argument, add_redundancy_arguments, memory_limit
+from bench.cli.options import add_memory_argument, add_mirror_argument, add_redundancy_arguments, memory_limit
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
@@ -21,12 +21,14 @@ def add_parsers(sub) -> None:
     info = sub.add_parser("info", help="print puzzle facts as KEY=value lines (polycube -i, before the search)")
     info.add_argument("files", nargs="+", metavar="FILE", help="definition files; - reads standard input")
     add_redundancy_arguments(info, optional_value=False, default="#")
+    add_mirror_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON list instead of KEY=value lines")
     add_memory_argument(info)
     info.set_defaults(func=cmd_info)
 
     check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
     check.add_argument("paths", nargs="+", metavar="PATH", help="definition files or directories (searched for *.txt)")
+    add_mirror_argument(check)
     add_memory_argument(check)
     check.set_defaults(func=cmd_check)
 
@@ -38,7 +40,7 @@ def cmd_info(args) -> int:
     request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
                       max_memory=memory_limit(args))
     for path in args.files:
-        for puzzle, parse_seconds in load_puzzles(path, errors):
+        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
                 prepared = prepare(puzzle, request)
                 results.append(puzzle_facts(puzzle, prepared.cover, {"parse": parse_seconds, **prepared.timings}))
@@ -88,7 +90,7 @@ def cmd_check(args) -> int:
     for path in definition_files(args.paths):
         if path != "-":
             directories.add(str(Path(path).parent.resolve()))
-        for puzzle, _ in load_puzzles(path, errors):
+        for puzzle, _ in load_puzzles(path, errors, args.mirror):
             try:
                 cover = prepare(puzzle, Request(max_memory=memory_limit(args))).cover
             except BenchError as exc:
@@ -103,7 +105,7 @@ def cmd_check(args) -> int:
             X, Y, Z = puzzle.dims
             lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
             summary = (f"{X}x{Y}x{Z}{lattice}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in {len(puzzle.shapes)} shapes, "
-                       f"{cover.n_options} options, group of order {puzzle.group.order}")
+                       f"{cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})")
             if expected and expected.unique is not None:
                 summary += f", expected {expected.unique} unique / {expected.total} total"
             print(f"{'unsolvable' if reasons else 'ok':<11} {puzzle.name}: {summary}")

@@ -10,8 +10,11 @@ from bench.models.definition import parse_file
 from bench.models.puzzle import Puzzle
 
 
-def load_puzzles(path: str, errors: list[str]):
-    """Yield ``(puzzle, parse_seconds)`` for each puzzle of a file; record errors instead of raising."""
+def load_puzzles(path: str, errors: list[str], mirror: bool = False):
+    """Yield ``(puzzle, parse_seconds)`` for each puzzle of a file; record errors instead of raising.
+
+    ``mirror`` counts unique solutions up to reflections too (:class:`~bench.models.puzzle.Puzzle`).
+    """
     start = time.perf_counter()
     try:
         definitions = parse_file(path)
@@ -21,7 +24,7 @@ def load_puzzles(path: str, errors: list[str]):
     parse_seconds = time.perf_counter() - start
     for definition in definitions:
         try:
-            yield Puzzle.from_definition(definition), parse_seconds
+            yield Puzzle.from_definition(definition, mirror), parse_seconds
         except BenchError as exc:
             errors.append(str(exc))
 

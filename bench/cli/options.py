@@ -42,6 +42,14 @@ def add_redundancy_arguments(parser, optional_value: bool, default: str | None) 
                              "orientation, and orbit where an untuned fila run picks the piece itself")
 
 
+def add_mirror_argument(parser) -> None:
+    """``--mirror``: count unique solutions up to reflections too."""
+    parser.add_argument("--mirror", action="store_true",
+                        help="count unique solutions up to rotations and reflections (a reflection counts when it "
+                             "maps the piece set onto itself, chiral pieces onto their mirror images); a flat "
+                             "puzzle already counts so")
+
+
 def add_filter_arguments(parser, in_search: bool = True) -> None:
     """The filter options of the commands that encode puzzles, as in polycube.
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.bundled import DEFS
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import (add_filter_arguments, add_memory_argument, add_parallel_arguments,
+from bench.cli.options import (add_filter_arguments, add_memory_argument, add_mirror_argument, add_parallel_arguments,
                                add_redundancy_arguments, parallel_options, request_from)
 from bench.comparison import results, summary
 from bench.comparison.pictures import first_solution
@@ -55,6 +55,7 @@ def add_parser(sub) -> None:
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
     add_redundancy_arguments(p, optional_value=False, default="#")
     add_filter_arguments(p, in_search=False)
+    add_mirror_argument(p)
     add_memory_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
@@ -116,7 +117,7 @@ def cmd_run(args) -> int:
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
-               "fit_rounds": args.fit_rounds}
+               "fit_rounds": args.fit_rounds, "mirror": args.mirror}
     request = request_from(args)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
@@ -139,7 +140,7 @@ def cmd_run(args) -> int:
     try:
         for file in files:
             file_errors: list[str] = []
-            puzzles = list(load_puzzles(file, file_errors))
+            puzzles = list(load_puzzles(file, file_errors, args.mirror))
             progress.more_puzzles(len(puzzles) - 1)
             for puzzle, parse_seconds in puzzles:
                 progress.puzzle(puzzle.name)

@@ -18,9 +18,9 @@ import numpy as np
 
 from bench.cli.facts import format_facts, puzzle_facts
 from bench.cli.inputs import load_puzzles, puzzle_error
-from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_memory_argument,
-                               add_parallel_arguments, add_redundancy_arguments, in_search_settings,
-                               parallel_options, request_from, sample_spec, solution_drawer)
+from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_memory_argument, add_mirror_argument,
+                               add_parallel_arguments, add_redundancy_arguments, in_search_settings, parallel_options,
+                               request_from, sample_spec, solution_drawer)
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.progress import SolveProgress, watching
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
@@ -40,6 +40,7 @@ def add_parser(sub) -> None:
     p.add_argument("-e", "--engine", help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
     add_redundancy_arguments(p, optional_value=True, default=None)
     add_filter_arguments(p)
+    add_mirror_argument(p)
     add_memory_argument(p)
     p.add_argument("-R", "--redundancy-first", action="store_true", help="branch on the redundancy piece first")
     p.add_argument("-o", "--order", metavar="SPEC", help="ordering heuristics, e.g. s=12:f=5 (default s; fila: see --info)")
@@ -125,6 +126,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
         "redundancyMethod": prepared.request.redundancy_method or "orientation",
         "trace": settings.trace,
         "unique": int(args.unique),
+        "mirror": int(args.mirror),
         "maxSolutions": args.max_solutions or 0,
         "nodeLimit": args.node_limit or 0,
         "timeLimit": args.time_limit or 0,
@@ -204,7 +206,7 @@ def run(args) -> int:
     documents = []
     interrupted = False
     for path in args.files:
-        for puzzle, parse_seconds in load_puzzles(path, errors):
+        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
                 prepared = prepare(puzzle, request, engine)
             except BenchError as exc:
@@ -255,7 +257,7 @@ def run(args) -> int:
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {
                     "status": result.status.value, "covers": result.covers, "unique": result.unique,
-                    "total": result.total, "variant": result.variant, "stats": result.stats,
+                    "convention": puzzle.convention, "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
                 if recorder is not None:
                     documents[-1]["solutions"] = recorder.solutions

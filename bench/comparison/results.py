@@ -5,7 +5,8 @@ Layout (``schema`` = :data:`SCHEMA`)::
     {"schema": 1, "created": ISO time, "command": [...], "options": {...},
      "machine": {...}, "libraries": {...},
      "puzzles": [{"key", "file", "index", "name", "cover_hash", "options", "items",
-                  "redundancy", "group", "encode_seconds", "expected": {...} | null}],
+                  "redundancy", "group", "convention" (of the unique counts: rotations or mirror),
+                  "encode_seconds", "expected": {...} | null}],
      "rows": [{"puzzle", "cover_hash", "engine", "variant", "round", "status",
                "covers", "unique", "total", "solve", "setup", "compile",
                "stats", "message"}],
@@ -175,9 +176,10 @@ def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: 
         "key": key, "file": str(definition.path), "index": definition.index, "name": puzzle.name,
         "cover_hash": cover.hash, "options": cover.n_options, "items": cover.n_items,
         "redundancy": cover.redundancy.piece if cover.redundancy else None, "group": puzzle.group.order,
+        "convention": puzzle.convention,
         "parse_seconds": parse_seconds, "encode_seconds": encode_seconds,
-        "expected": None if expected is None else {"unique": expected.unique, "total": expected.total,
-                                                   "solvable": expected.solvable},
+        "expected": None if expected is None else {"unique": expected.unique, "convention": expected.convention,
+                                                   "total": expected.total, "solvable": expected.solvable},
     }
 
 

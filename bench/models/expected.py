@@ -2,40 +2,82 @@
 
 Each directory of definitions may hold an ``expected.toml``.  Its tables are
 keyed by file name (``"name.txt"``, or ``"name.txt#2"`` for the second puzzle
-of a file)::
+of a file), and every unique count names its convention
+(:data:`~bench.models.puzzle.CONVENTIONS`) in its key::
 
-    ["pentominoes_10x6.txt"]
-    unique = 2339        # solutions up to the symmetry group
-    total = 9356         # all solutions; identical pieces never counted twice
-    group = 4            # order of the group the unique count refers to
-    symmetry = "..."     # the convention, in words
-    source = "..."       # where the numbers come from
+    ["somacube.txt"]
+    total = 11520              # all solutions; identical pieces never counted twice
+    unique_rotations = 480     # up to the rotations ...
+    group_rotations = 24       # ... a group of this order
+    unique_mirror = 240        # up to rotations and reflections (bench --mirror)
+    group_mirror = 48
+    symmetry = "..."           # the groups, in words
+    source = "..."             # where the numbers come from
 
-A puzzle without counts (a first-solution case) says ``solvable = true``;
-``slow = true`` keeps a puzzle out of quick runs.  The group order is checked
-against the puzzle's own group, so a count is never compared under a
-different symmetry convention.
+``rotations`` counts up to the motions the pieces make (a flat puzzle's
+turns and flips, a 3-D puzzle's rotations); ``mirror`` up to reflections
+too, where a reflection maps the piece set onto itself.  A flat puzzle's
+group holds its plane's reflections under both, so its counts are
+``unique_mirror`` (polycube's convention: flips of a one-sided set closed
+under mirroring count).  ``group_C`` without ``unique_C`` records the group
+of a puzzle counted only as solvable (``solvable = true``); ``slow = true``
+keeps a puzzle out of quick runs.
+
+Files written before conventions were data say ``unique`` and ``group``:
+they are read as the puzzle's own convention without ``--mirror``
+(``mirror`` for flat puzzles, ``rotations`` for 3-D ones).
+
+A recorded group order is checked against the puzzle's group under the
+convention asked for, so a count is never compared under another
+convention.  When only the rotations are recorded and the mirror group has
+the same order, the two groups are one (the mirror group holds the
+rotation group) and so are the counts.
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from bench.errors import BenchError
+from bench.models.puzzle import CONVENTION_MIRROR, CONVENTION_ROTATIONS, CONVENTIONS
 
 FILE_NAME = "expected.toml"
-FIELDS = {"unique": int, "total": int, "group": int, "symmetry": str, "source": str, "solvable": bool, "slow": bool}
+LEGACY = "legacy"
+FIELDS = {"unique": int, "total": int, "group": int, "symmetry": str, "source": str, "solvable": bool, "slow": bool,
+          **{f"{kind}_{c}": int for c in CONVENTIONS for kind in ("unique", "group")}}
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One table of ``expected.toml`` as written.
+
+    ``unique`` maps a convention (or ``legacy`` for the old ``unique`` /
+    ``group`` keys) to ``(unique count or None, group order)``.
+    """
+
+    key: str
+    symmetry: str
+    source: str
+    unique: dict = field(default_factory=dict)
+    total: int | None = None
+    solvable: bool | None = None
+    slow: bool = False
 
 
 @dataclass(frozen=True)
 class Expected:
-    """The recorded facts about one puzzle."""
+    """The recorded facts about one puzzle, under the convention it is counted in.
+
+    ``unique`` is None when no count is recorded for that convention;
+    ``group`` is then None too.
+    """
 
     key: str
-    group: int
+    convention: str
+    group: int | None
     symmetry: str
     source: str
     unique: int | None = None
@@ -44,8 +86,39 @@ class Expected:
     slow: bool = False
 
 
+def _parse(path: Path, key: str, entry) -> Recorded:
+    where = f"{path}: [\"{key}\"]"
+    if not isinstance(entry, dict):
+        raise BenchError(f"{path}: '{key}' must be a table such as [\"{key}\"]")
+    for name, value in entry.items():
+        kind = FIELDS.get(name)
+        if kind is None:
+            raise BenchError(f"{where}: unknown field '{name}'; expected one of {', '.join(FIELDS)}")
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
+            raise BenchError(f"{where}: {name} must be a {'non-negative integer' if kind is int else kind.__name__}")
+    for name in ("symmetry", "source"):
+        if name not in entry:
+            raise BenchError(f"{where}: missing field '{name}'")
+    unique = {}
+    for convention, suffix in [(LEGACY, "")] + [(c, f"_{c}") for c in CONVENTIONS]:
+        count, group = entry.get(f"unique{suffix}"), entry.get(f"group{suffix}")
+        if count is not None and group is None:
+            raise BenchError(f"{where}: unique{suffix} needs group{suffix}, the order of the group it counts under")
+        if group is not None:
+            unique[convention] = (count, group)
+    if not unique:
+        raise BenchError(f"{where}: missing field 'group_{CONVENTION_ROTATIONS}' or 'group_{CONVENTION_MIRROR}' "
+                         f"(the order of the group the counts refer to)")
+    if LEGACY in unique and len(unique) > 1:
+        raise BenchError(f"{where}: give unique/group or unique_<convention>/group_<convention>, not both")
+    if all(count is None for count, _ in unique.values()) and "total" not in entry and "solvable" not in entry:
+        raise BenchError(f"{where}: give unique/total counts or solvable = true|false")
+    return Recorded(key=key, symmetry=entry["symmetry"], source=entry["source"], unique=unique,
+                    total=entry.get("total"), solvable=entry.get("solvable"), slow=entry.get("slow", False))
+
+
 @lru_cache(maxsize=None)
-def _read(directory: str) -> tuple[dict[str, Expected], dict[str, str]]:
+def _read(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
     """The valid entries of a directory's ``expected.toml`` and, per key, why an entry is not."""
     path = Path(directory) / FILE_NAME
     if not path.exists():
@@ -54,35 +127,17 @@ def _read(directory: str) -> tuple[dict[str, Expected], dict[str, str]]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BenchError(f"{path}: cannot read expected counts: {exc}") from None
-    out: dict[str, Expected] = {}
+    out: dict[str, Recorded] = {}
     problems: dict[str, str] = {}
     for key, entry in data.items():
         try:
-            out[key] = _entry(path, key, entry)
+            out[key] = _parse(path, key, entry)
         except BenchError as exc:
             problems[key] = str(exc)
     return out, problems
 
 
-def _entry(path: Path, key: str, entry) -> Expected:
-    """One table of ``expected.toml``, checked."""
-    if not isinstance(entry, dict):
-        raise BenchError(f"{path}: '{key}' must be a table such as [\"{key}\"]")
-    for name, value in entry.items():
-        kind = FIELDS.get(name)
-        if kind is None:
-            raise BenchError(f"{path}: [\"{key}\"]: unknown field '{name}'; expected one of {', '.join(FIELDS)}")
-        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
-            raise BenchError(f"{path}: [\"{key}\"]: {name} must be a {'non-negative integer' if kind is int else kind.__name__}")
-    for name in ("group", "symmetry", "source"):
-        if name not in entry:
-            raise BenchError(f"{path}: [\"{key}\"]: missing field '{name}'")
-    if "unique" not in entry and "total" not in entry and "solvable" not in entry:
-        raise BenchError(f"{path}: [\"{key}\"]: give unique/total counts or solvable = true|false")
-    return Expected(key=key, **entry)
-
-
-def load_expected(directory: str) -> dict[str, Expected]:
+def load_expected(directory: str) -> dict[str, Recorded]:
     """The valid entries of a directory's ``expected.toml`` (an empty dict if there is none).
 
     A bad entry leaves out only itself (see :func:`expected_problems`).
@@ -107,8 +162,40 @@ def expected_key(puzzle) -> str:
     return name if definition.index == 1 else f"{name}#{definition.index}"
 
 
+def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
+    """The counts of ``recorded`` that apply to ``puzzle`` under its convention.
+
+    Raises
+    ------
+    BenchError
+        When the group order recorded for the convention differs from the
+        puzzle's group.
+    """
+    convention, order = puzzle.convention, puzzle.group.order
+    own = CONVENTION_MIRROR if puzzle.planar else CONVENTION_ROTATIONS
+    if convention in recorded.unique:
+        found = convention
+    elif LEGACY in recorded.unique and convention == own:
+        found = LEGACY
+    elif (convention == CONVENTION_MIRROR and CONVENTION_ROTATIONS in recorded.unique
+          and recorded.unique[CONVENTION_ROTATIONS][1] == order):
+        found = CONVENTION_ROTATIONS
+    elif convention == CONVENTION_MIRROR and LEGACY in recorded.unique and recorded.unique[LEGACY][1] == order:
+        found = LEGACY
+    else:
+        found = None
+    unique, group = recorded.unique[found] if found else (None, None)
+    if group is not None and group != order:
+        name = "group" if found == LEGACY else f"group_{found}"
+        raise BenchError(f"{where}[\"{recorded.key}\"] records {name} = {group}, but the puzzle's symmetry group "
+                         f"({convention}) has order {order}")
+    return Expected(key=recorded.key, convention=convention, group=group, symmetry=recorded.symmetry,
+                    source=recorded.source, unique=unique, total=recorded.total, solvable=recorded.solvable,
+                    slow=recorded.slow)
+
+
 def expected_for(puzzle) -> Expected | None:
-    """The expected counts recorded for a puzzle, or None.
+    """The expected counts recorded for a puzzle under its convention, or None.
 
     Raises
     ------
@@ -126,7 +213,6 @@ def expected_for(puzzle) -> Expected | None:
     if problem is not None:
         raise BenchError(problem)
     entry = load_expected(directory).get(key)
-    if entry is not None and entry.group != puzzle.group.order:
-        raise BenchError(f"{path.parent / FILE_NAME}: [\"{entry.key}\"] records counts for a group of order {entry.group}, "
-                         f"but the puzzle's symmetry group has order {puzzle.group.order}")
-    return entry
+    if entry is None:
+        return None
+    return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ")

@@ -18,9 +18,13 @@ linear in the open volume however many piece sizes there are.
 
 **Fit** (polycube ``-F``): place the option and remove every option that
 conflicts with it; the option goes when some item can no longer reach its
-lower bound (a hole nothing fills, a piece that cannot be placed).  One
-round finds what polycube's one pass finds; later rounds see the options
-the earlier ones removed, and ``rounds=0`` repeats until nothing changes.
+lower bound (a hole nothing fills, a piece that cannot be placed).  A pass
+removes options as it goes, as polycube's ``dlxFilterFit`` does: it walks
+the shape items from the last to the first (:func:`fit_order`), and an
+option tested later sees the ones removed before it (the polycube
+article's 227 options of 10x6 with the X constrained, 235 after a second
+pass, 144 without the redundancy filter).  ``rounds=0`` repeats passes until
+nothing changes.
 """
 
 from __future__ import annotations
@@ -94,42 +98,86 @@ def parity_filter(cover):
     return (cover.keep_options(good), int((~good).sum())) if not good.all() else (cover, 0)
 
 
-def _fit_violations(cover) -> np.ndarray:
-    """Per option: True when placing it leaves an item unable to reach its lower bound."""
-    n_opt, n_items = cover.n_options, cover.n_items
-    rows = np.repeat(np.arange(n_opt), np.diff(cover.opt_ptr))
-    member = np.zeros((n_opt, n_items), dtype=np.float32)
-    member[rows, cover.opt_items] = 1.0
-    single = member * (cover.item_hi == 1)[None, :].astype(np.float32)
-    lo = cover.item_lo.astype(np.float32)
-    bad = np.zeros(n_opt, dtype=bool)
-    chunk = max(1, 4_000_000 // max(n_opt, 1))
-    for start in range(0, n_opt, chunk):
-        block = slice(start, min(start + chunk, n_opt))
-        # options compatible with each option of the block: no shared item of capacity one, not itself
-        compatible = (single[block] @ single.T) == 0
-        compatible[np.arange(block.stop - block.start), np.arange(block.start, block.stop)] = False
-        reach = compatible.astype(np.float32) @ member
-        need = lo[None, :] - member[block]
-        bad[block] = (reach < need).any(axis=1)
-    return bad
+@njit(cache=True)
+def _fit_pass(opt_ptr, opt_items, item_lo, item_hi, order, alive, item_ptr, item_opts, count, stamp, gen, lost):
+    """One in-place fit pass over the options in ``order``; clears ``alive[o]`` of each option it removes.
+
+    ``count[i]`` is the number of options alive on item i and stays so;
+    ``item_opts[item_ptr[i]:item_ptr[i+1]]`` are item i's options; ``stamp``
+    marks the options already counted for the option under test, with the
+    generation ``gen[0]``.  Returns how many options the pass removed.
+    """
+    n_items = item_lo.shape[0]
+    removed = 0
+    for o in order:
+        if not alive[o]:
+            continue
+        # lost[i]: item i's options that placing o takes out of play (o's own cells
+        # and pieces of capacity one close), o itself not counted
+        gen[0] += 1
+        g = gen[0]
+        for z in range(opt_ptr[o], opt_ptr[o + 1]):
+            j = opt_items[z]
+            if item_hi[j] != 1:
+                continue
+            for q in range(item_ptr[j], item_ptr[j + 1]):
+                p = item_opts[q]
+                if alive[p] and p != o and stamp[p] != g:
+                    stamp[p] = g
+                    for z2 in range(opt_ptr[p], opt_ptr[p + 1]):
+                        lost[opt_items[z2]] += 1
+        bad = False
+        for i in range(n_items):
+            if count[i] - lost[i] < item_lo[i]:
+                bad = True
+            lost[i] = 0
+        if bad:
+            alive[o] = False
+            removed += 1
+            for z in range(opt_ptr[o], opt_ptr[o + 1]):
+                count[opt_items[z]] -= 1
+    return removed
+
+
+def fit_order(cover) -> np.ndarray:
+    """The order a fit pass tests options in: from the last option back to the first.
+
+    Options are grouped by shape, so this walks the shape items from the last,
+    as polycube's ``dlxFilterFit`` walks its piece columns; within a shape it
+    goes from the last image back (polycube goes down its column): both give
+    the article's 227 and 235 on 10x6, and this order is the one a search
+    node can follow while it removes options from sparse sets.
+    """
+    return np.arange(cover.n_options - 1, -1, -1, dtype=np.int64)
 
 
 def fit_filter(cover, rounds: int = 1):
-    """Drop options that make some item unreachable, ``rounds`` times (0: until nothing changes).
+    """Drop options that make some item unreachable, ``rounds`` in-place passes (0: until nothing changes).
 
     Returns ``(cover, removed_per_round)``.
     """
     removed: list[int] = []
+    if cover.n_options == 0:
+        return cover, removed
+    n_opt, n_items = cover.n_options, cover.n_items
+    item_of = cover.opt_items.astype(np.int64)
+    by_item = np.argsort(item_of, kind="stable")
+    item_opts = np.repeat(np.arange(n_opt, dtype=np.int64), np.diff(cover.opt_ptr))[by_item]
+    item_ptr = np.zeros(n_items + 1, dtype=np.int64)
+    np.cumsum(np.bincount(item_of, minlength=n_items), out=item_ptr[1:])
+    count = np.diff(item_ptr).copy()
+    alive = np.ones(n_opt, dtype=np.bool_)
+    stamp = np.full(n_opt, -1, dtype=np.int64)
+    gen = np.zeros(1, dtype=np.int64)
+    lost = np.zeros(n_items, dtype=np.int64)
+    order = fit_order(cover)
     while rounds == 0 or len(removed) < rounds:
-        if cover.n_options == 0:
+        gone = _fit_pass(cover.opt_ptr, cover.opt_items, cover.item_lo, cover.item_hi, order, alive,
+                         item_ptr, item_opts, count, stamp, gen, lost)
+        removed.append(int(gone))
+        if gone == 0:
             break
-        bad = _fit_violations(cover)
-        removed.append(int(bad.sum()))
-        if not bad.any():
-            break
-        cover = cover.keep_options(~bad)
-    return cover, removed
+    return (cover.keep_options(alive) if not alive.all() else cover), removed
 
 
 def apply_one_shot(cover, volume: bool = False, fit_rounds: int | None = None, parity: bool = False):

@@ -233,6 +233,57 @@ class Lattice:
                 keep.append(i)
         return np.array(keep, dtype=np.int64)
 
+    def orientations(self, cells, dims, one_side: bool) -> list[np.ndarray]:
+        """Distinct normalized orientations of a piece in a box of ``dims``, in motion order.
+
+        A piece turns in three dimensions in every puzzle, as polycube turns
+        it: in one layer of a 3-D lattice (``zDim=1``) it takes every proper
+        motion and keeps the orientations that lie in the layer, so a piece
+        drawn in another plane (along z, say) gets the same images as one
+        drawn in the layer, and a flip is a half turn that turns it over.
+        One-sided, the piece is first laid in the layer by :meth:`lay`
+        (the side it faces stays up) and then only turns in the layer.  A
+        piece that cannot lie in the layer keeps its orientations under the
+        proper motions (it fits nowhere).  Flat lattices and 3-D boxes use
+        :meth:`allowed_motions`.
+        """
+        cells = _as_coords(cells)
+        if self.flat or dims[2] > 1:
+            return self._distinct(cells, self.allowed_motions(dims, one_side))
+        if one_side:
+            laid = self.lay(cells)
+            if laid is not None:
+                return self._distinct(laid, self.allowed_motions(dims, True))
+        proper = [i for i, g in enumerate(self.motions) if g.proper]
+        every = self._distinct(cells, proper)
+        in_layer = [o for o in every if not np.ptp(o[:, 2])]
+        return in_layer or every
+
+    def lay(self, cells) -> np.ndarray | None:
+        """The cells of a flat piece turned into a layer z = constant, or None if the piece is not flat.
+
+        A piece lying across axis a (all its cells have the same coordinate
+        a) is read in the two other axes in cyclic order, x y for z, y z for
+        x, z x for y: the proper rotation that takes them to x y takes the
+        +a side up, which is the side a one-sided piece shows.  A straight
+        piece lies across several axes; it is laid across the first of z, x,
+        y (a straight piece is its own mirror image, so the choice changes
+        nothing).
+        """
+        cells = _as_coords(cells)
+        matrices = {g.matrix.tobytes() for g in self.motions if g.proper}
+        for axis, matrix in _LAYINGS:
+            if not np.ptp(cells[:, axis]) and matrix.tobytes() in matrices:
+                return cells @ matrix.T
+        return None
+
+    def _distinct(self, cells, motions) -> list[np.ndarray]:
+        seen: dict[bytes, np.ndarray] = {}
+        for m in motions:
+            o = self.normalize(self.apply(int(m), cells))
+            seen.setdefault(o.tobytes(), o)
+        return list(seen.values())
+
     def describe(self, motion: Motion) -> str:
         """A short readable name of a motion."""
         return motion.name
@@ -278,6 +329,12 @@ _CUBE_GENERATORS = (
     ([[-1, 0, 0], [0, -1, 0], [0, 0, -1]], [0, 0, 0]),  # point reflection
 )
 _IN_PLANE = _readonly(np.array([1, 1, 0], dtype=np.int64))
+# proper rotations taking a piece lying across axis a into a layer z = constant, its +a side up
+_LAYINGS = (
+    (2, _readonly(np.eye(3, dtype=np.int64))),
+    (0, _readonly(np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0]], dtype=np.int64))),   # (y, z, x)
+    (1, _readonly(np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0]], dtype=np.int64))),   # (z, x, y)
+)
 _HEX_TURN = [[0, -1, 0], [1, 1, 0], [0, 0, 1]]
 _HEX_FLIP = [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
 _HEX_OFFSETS = ((1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (1, -1, 0), (-1, 1, 0))

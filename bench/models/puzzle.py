@@ -29,6 +29,13 @@ from bench.models.definition import PieceDefinition, PuzzleDefinition, parse_fil
 from bench.models.lattice import Lattice
 
 
+CONVENTION_ROTATIONS = "rotations"
+"""Unique counts up to the motions the pieces make: 3-D rotations (in a flat puzzle its turns and flips)."""
+CONVENTION_MIRROR = "mirror"
+"""Unique counts up to rotations and reflections, a reflection counting when it maps the piece set onto itself."""
+CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR)
+
+
 def _key(cells: np.ndarray) -> bytes:
     return np.ascontiguousarray(cells, dtype=np.int64).tobytes()
 
@@ -121,15 +128,21 @@ class Puzzle:
 
     Use :func:`load` or :meth:`from_definition`; both raise
     :class:`~bench.errors.DefinitionError` on bad geometry.
+
+    ``mirror`` asks for solutions to be counted up to reflections too
+    (:attr:`convention`).
     """
 
-    def __init__(self, definition: PuzzleDefinition):
+    def __init__(self, definition: PuzzleDefinition, mirror: bool = False):
         self.definition = definition
         self.lattice: Lattice = definition.lattice
         self.dims = definition.dims
         self.grid_dims = self.lattice.grid_shape(definition.dims)
         self.one_side = definition.one_side
         self.planar = self.lattice.flat or definition.dims[2] == 1
+        # a flat puzzle's group holds its plane's reflections already (flips of two-sided pieces are half
+        # turns; flips of a one-sided set that is closed under mirroring are polycube's convention)
+        self.convention = CONVENTION_MIRROR if mirror or self.planar else CONVENTION_ROTATIONS
         box_coords = self.lattice.box_coords(self.dims)
         self.box_cells = len(box_coords)
         self.box_coords = _readonly(box_coords)
@@ -167,9 +180,9 @@ class Puzzle:
         self.mobile_volume = mobile_volume
 
     @classmethod
-    def from_definition(cls, definition: PuzzleDefinition) -> "Puzzle":
-        """Build and check a puzzle from its parsed definition."""
-        return cls(definition)
+    def from_definition(cls, definition: PuzzleDefinition, mirror: bool = False) -> "Puzzle":
+        """Build and check a puzzle from its parsed definition (``mirror``: count up to reflections too)."""
+        return cls(definition, mirror)
 
     # -- geometry ------------------------------------------------------------
 
@@ -271,12 +284,8 @@ class Puzzle:
         return self.lattice.allowed_motions(self.dims, self.one_side)
 
     def orientations_of(self, cells: np.ndarray) -> list[np.ndarray]:
-        """Distinct normalized orientations of a cell set, in motion order."""
-        seen: dict[bytes, np.ndarray] = {}
-        for m in self.allowed_motions():
-            o = self.lattice.normalize(self.lattice.apply(int(m), cells))
-            seen.setdefault(_key(o), o)
-        return list(seen.values())
+        """Distinct normalized orientations of a cell set, in motion order (:meth:`Lattice.orientations`)."""
+        return self.lattice.orientations(cells, self.dims, self.one_side)
 
     def canonical_key(self, cells: np.ndarray) -> bytes:
         """Key equal for two cell sets exactly when one is an allowed motion and translation of the other."""
@@ -369,8 +378,8 @@ class Puzzle:
         return SymmetryGroup.of(self)
 
 
-def load(path) -> list[Puzzle]:
-    """Read every puzzle of a definition file (``-`` for standard input).
+def load(path, mirror: bool = False) -> list[Puzzle]:
+    """Read every puzzle of a definition file (``-`` for standard input); ``mirror`` as for :class:`Puzzle`.
 
     Examples
     --------
@@ -379,4 +388,4 @@ def load(path) -> list[Puzzle]:
     >>> p.dims, len(p.shapes), len(p.images)
     ((10, 6, 1), 12, 2056)
     """
-    return [Puzzle.from_definition(d) for d in parse_file(path)]
+    return [Puzzle.from_definition(d, mirror) for d in parse_file(path)]

@@ -12,6 +12,14 @@ puzzle's plane, the 12 of a hexagon or triangle puzzle.  In a one-sided
 puzzle a flip turns every piece into its mirror image, so it qualifies only
 when the piece set is closed under mirroring with equal multiplicities.
 
+Under the ``mirror`` convention (:attr:`Puzzle.convention`) a 3-D puzzle's
+candidates are all the lattice's motions, reflections included (48 for
+cubes and spheres, 24 for hexagonal prisms); a reflection qualifies, like a
+one-sided flip, only when it maps the piece multiset onto itself (the Soma
+cube: it swaps the chiral pair, so its 480 solutions up to rotation are
+240 up to reflection).  A flat puzzle's candidates already hold its plane's
+reflections, so there the two conventions are one.
+
 **The redundancy filter** (polycube ``-r``) picks a piece whose shape is
 unique and keeps one image per orbit of the subgroup G0 that maps its shape
 to itself: the lexicographically smallest (by sorted cell numbers).  Every
@@ -40,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from bench.errors import UsageError
+from bench.models.puzzle import CONVENTION_MIRROR
 
 MAX_GROUP_ORDER = 64
 
@@ -97,6 +106,10 @@ class SymmetryGroup:
         """Compute the symmetry group of a :class:`~bench.models.puzzle.Puzzle`."""
         lattice = puzzle.lattice
         candidates = lattice.allowed_motions(puzzle.dims, False)
+        if puzzle.convention == CONVENTION_MIRROR and not puzzle.planar:
+            # every motion of the lattice: a reflection maps each chiral piece to its mirror image, and the
+            # shape test below keeps it only when the piece multiset goes onto itself
+            candidates = np.arange(len(lattice.motions))
         cells = puzzle.open_coords
         home = lattice.canonical_shift(cells) if len(cells) else np.zeros(3, dtype=np.int64)
         keys = {puzzle.canonical_key(s.cells): s.index for s in puzzle.shapes}
@@ -233,7 +246,8 @@ def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Red
         moves = np.array([[keys[lattice.normalize(lattice.apply(int(group.motions[g]), o)).tobytes()]
                            for o in target.orientations] for g in sub])
         drawn = next(p for p in puzzle.definition.pieces if p.name == target.name)
-        preferred = keys[lattice.normalize(np.array(drawn.cells)).tobytes()]
+        # a piece drawn out of the puzzle's layer prefers its first orientation in the layer
+        preferred = keys.get(lattice.normalize(np.array(drawn.cells)).tobytes(), 0)
         kept_orient = {min(set(moves[:, r]), key=lambda q: (q != preferred, q)) for r in range(len(target.orientations))}
         orient = images.orientation[ids]
         fixes = moves[:, orient] == orient[None, :]

@@ -205,23 +205,33 @@ def parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
 
 
 @njit(cache=True)
-def fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, dec, tstamp, ostamp,
+def fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items, dec, tstamp, ostamp,
                     tlist, cfg, out):
-    """Options in play after which some item cannot get the options it still needs; returns how many.
+    """Take out of play, in place, the options after which some item cannot get the options it still needs.
 
     Placing option o closes the items it fills up; every other option in
     play on those items goes, and each item loses the options that went.
+    As polycube's ``dlxFilterFit`` (and :func:`bench.models.filters.fit_filter`),
+    the pass removes as it goes, so an option tested later sees the ones
+    removed before it: it walks the items from the last, and each item's set
+    from its end back, testing the options whose last item it is (at the
+    root of a puzzle's search, every option from the last back to the first;
+    a removal swaps an option already tested into the place it leaves, so
+    walking back visits every option once).  Returns how many options it
+    removed; they are ``out[:n]``.
     """
     n_items = count.shape[0]
     n_out = 0
-    for i in range(n_items):
+    for i in range(n_items - 1, -1, -1):
         if count[i] >= hi[i]:
             continue
-        start = set_start[i]
-        for k in range(start, start + size[i]):
+        start = np.int64(set_start[i])
+        k = start + size[i] - 1
+        while k >= start:
             o = node_opt[sets[k]]
-            # each option once: in the set of its first item (all items of an option in play are open)
-            if opt_items[opt_ptr[o]] != i:
+            k -= 1
+            # each option once: in the set of its last item (all items of an option in play are open)
+            if opt_items[opt_ptr[o + 1] - 1] != i:
                 continue
             cfg[C_GEN] += 1
             gen = cfg[C_GEN]
@@ -266,6 +276,17 @@ def fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt
             if bad:
                 out[n_out] = o
                 n_out += 1
+                # out of every item's set: swap past the end of the active segment
+                for z in range(opt_ptr[o], opt_ptr[o + 1]):
+                    t = opt_items[z]
+                    p = loc[z]
+                    e = set_start[t] + size[t] - 1
+                    y = sets[e]
+                    sets[p] = y
+                    loc[y] = p
+                    sets[e] = z
+                    loc[z] = e
+                    size[t] -= 1
     return n_out
 
 

@@ -325,9 +325,12 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             r = 0
             while fit_rounds == 0 or r < fit_rounds:
                 r += 1
-                m = fit_filter_pass(count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
+                # the pass takes its options out itself (later ones see earlier removals)
+                m = fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items,
                                     dec, tstamp, ostamp, tlist, cfg, out)
-                drop_filtered(m, level >= base)
+                if level >= base:
+                    for q in range(m):
+                        state[S_UPDATES] += opt_ptr[out[q] + one] - opt_ptr[out[q]]
                 counters[K_FIT_FILTER, remaining] += m
                 if m == 0:
                     break

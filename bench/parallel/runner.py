@@ -115,10 +115,34 @@ def run_key(cover, engine, settings: Settings, depth: int | None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def exact_depth(cover, settings: Settings) -> int | None:
+    """The deepest split whose statistics add up to the single search's: the level where FILA takes over.
+
+    Above that level a single search runs DLX, as the splitter and a
+    sub-problem's replayed prefix do.  A sub-problem cut deeper would run in
+    DLX levels that one search runs in FILA: another tree (DLX branches on
+    the item with the fewest options, FILA on its heuristic's hole), counted
+    DLX's way, and a hand-off whose image lists lack the images the prefix
+    rules out, so FILA counts fewer attempts and no-fits below it (10x6,
+    FILA after the first piece, split 2 deep: 26,172,400 nodes against
+    28,757,025).  Covers, unique and total add up at any depth.  None when
+    no FILA takes over (DLX adds up at any depth); 0 or less when FILA
+    takes over at the root.
+    """
+    if not settings.fila:
+        return None
+    return piece_count(cover) - settings.fila
+
+
 def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tuple[list[SubProblem], dict, int]:
-    """Sub-problems (at least ``parts`` when the tree allows), the splitter's counters and the split depth."""
+    """Sub-problems (at least ``parts`` when the tree allows), the splitter's counters and the split depth.
+
+    Without ``depth`` the split goes no deeper than :func:`exact_depth`, so
+    every counter adds up; an explicit ``depth`` is followed.
+    """
     n_pieces = piece_count(cover)
-    deepest = max(n_pieces - 1, 1)
+    exact = exact_depth(cover, settings)
+    deepest = max(n_pieces - 1 if exact is None else exact, 1)
     d = depth or 1
     top = split(cover, settings, d)
     while depth is None and len(top.subproblems) < parts and d < deepest:
@@ -137,8 +161,10 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
     weights: dict[str, float] = {}
     parts = [stats]
     n_pieces = piece_count(cover)
+    exact = exact_depth(cover, settings)
+    deepest = n_pieces - 1 if exact is None else exact
     for sub, size in zip(subs, sizes):
-        if size > limit and workers > 1 and len(sub.prefix) < n_pieces - 1:
+        if size > limit and workers > 1 and len(sub.prefix) < deepest:
             deeper = split(cover, settings, 1, parent=sub)
             parts.append(deeper.stats)
             child_trials = max(trials // max(len(deeper.subproblems), 1), 8)
@@ -336,9 +362,12 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if journal is not None:
             message += f"; resume with --resume (journal {journal.path})"
     stats = merge_stats([split_stats] + [r["stats"] for r in finished])
+    exact = exact_depth(cover, settings)
+    cut = max((len(s.prefix) for s in subs), default=0)
     stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
                          "depth": depth, "resumed": resumed, "refused": len(journal.refused) if journal else 0,
                          "errors": len(errors),
+                         "exact_statistics": "true" if exact is None or cut <= exact else "false",
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:
         tasks = report.get("tasks", 0)

@@ -8,14 +8,9 @@ the order a single search visits them; solving each with the prefix
 replayed (:class:`bench.engines.Settings.prefix`) covers the tree once,
 so covers, unique and total add up, and so do nodes, attempts and fits
 (the splitter counts the levels above D, each sub-problem those below) for
-DLX.  With FILA the counts add up too, but the statistics only where FILA
-takes over at or below the split depth in the whole search as well: a
-sub-problem's levels above D are DLX's, which takes an item with 0 or 1
-options first and so visits fewer nodes than FILA's heuristic there
-(12x5 pentominoes, FILA after the first piece, split at depth 3: 5,107,808
-nodes against 5,540,831; the Tetris Cube's split adds up exactly).  Even at
-depth 1 some FILA runs differ by about one node in 10,000, not yet
-explained (12x5: 5,540,136).
+DLX.  With FILA the counts add up at any depth, the statistics where FILA
+takes over at or below the split depth, which is as deep as the runner cuts
+unless told otherwise (:func:`bench.parallel.runner.exact_depth` says why).
 
 Identical pieces need the exclusions: the k-th branch on an item with
 multiplicity places the k-th option and keeps the k-1 before it out of
