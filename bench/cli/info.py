@@ -12,7 +12,7 @@ from bench.cli.options import add_memory_argument, add_mirror_argument, add_redu
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
-from bench.models.expected import FILE_NAME, expected_for, expected_problems, load_expected
+from bench.models.expected import FILE_NAME, expected_for, read_expected
 from bench.prepare import Request, prepare, redundancy_argument
 
 
@@ -63,10 +63,10 @@ def check_expected_file(directory: str) -> list[str]:
     """Problems with the entries of a directory's ``expected.toml``."""
     problems = []
     try:
-        recorded = load_expected(directory)
+        recorded, bad = read_expected(directory)
     except BenchError as exc:
         return [str(exc)]
-    problems.extend(expected_problems(directory).values())
+    problems.extend(bad.values())
     for key in sorted(recorded):
         name, _, index = key.partition("#")
         target = Path(directory) / name

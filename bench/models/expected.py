@@ -137,22 +137,34 @@ def _read(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
     return out, problems
 
 
-def load_expected(directory: str) -> dict[str, Recorded]:
-    """The valid entries of a directory's ``expected.toml`` (an empty dict if there is none).
+def read_expected(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
+    """A directory's ``expected.toml`` read leniently: the valid entries, and per key why an entry is not.
 
-    A bad entry leaves out only itself (see :func:`expected_problems`).
+    A bad entry leaves out only itself, so the directory's other puzzles keep their counts.
 
     Raises
     ------
     BenchError
         When the file cannot be read as TOML at all.
     """
-    return _read(directory)[0]
+    return _read(directory)
 
 
-def expected_problems(directory: str) -> dict[str, str]:
-    """Per key, why an entry of a directory's ``expected.toml`` was left out."""
-    return _read(directory)[1]
+def load_expected(directory: str) -> dict[str, Recorded]:
+    """Read ``expected.toml`` of a directory (an empty dict if there is none), refusing any bad entry.
+
+    Raises
+    ------
+    BenchError
+        For the first bad entry, or a file that is not TOML (see :func:`read_expected` to keep the good ones).
+    """
+    entries, problems = _read(directory)
+    if problems:
+        raise BenchError(next(iter(problems.values())))
+    return entries
+
+
+load_expected.cache_clear = _read.cache_clear  # the cache is the reader's
 
 
 def expected_key(puzzle) -> str:
@@ -209,10 +221,10 @@ def expected_for(puzzle) -> Expected | None:
         return None
     directory = str(path.parent.resolve())
     key = expected_key(puzzle)
-    problem = expected_problems(directory).get(key)
-    if problem is not None:
-        raise BenchError(problem)
-    entry = load_expected(directory).get(key)
+    entries, problems = read_expected(directory)
+    if key in problems:
+        raise BenchError(problems[key])
+    entry = entries.get(key)
     if entry is None:
         return None
     return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ")
