@@ -18,6 +18,7 @@ from bench.engines.protocol import Engine, Filtered, Settings
 from bench.errors import UsageError
 from bench.models.cover import Cover
 from bench.models.filters import apply_one_shot
+from bench.models.resources import DEFAULT_MAX_MEMORY, check_memory
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class Request:
     tuned : bool
         The user gave some tuning option; False lets an engine choose its
         own configuration (:meth:`Engine.configure`).
+    max_memory : int or None
+        Bytes the puzzle may need (:func:`~bench.models.resources.check_memory`); None: no limit.
     """
 
     settings: Settings = Settings()
@@ -53,6 +56,7 @@ class Request:
     parity: bool = False
     fit_rounds: int | None = None
     tuned: bool = True
+    max_memory: int | None = DEFAULT_MAX_MEMORY
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,12 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) 
     ------
     UsageError
         For a request the puzzle or the engine cannot honour.
+    DefinitionError
+        When the puzzle would need more memory than ``request.max_memory``
+        (checked before anything large is built).
     """
+    fit = request.fit_rounds is not None or bool(request.settings.fit_filter)
+    check_memory(puzzle, request.max_memory, fit_filter=fit)
     if engine is not None:
         request = engine.configure(puzzle, request)
     start = time.perf_counter()

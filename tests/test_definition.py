@@ -9,6 +9,7 @@ import pytest
 
 from bench import DefinitionError, load, parse_text
 from bench.models.definition import parse_file
+from conftest import DEFS
 
 PENT = """
 D:xDim=3:yDim=2:zDim=1
@@ -145,3 +146,64 @@ def test_unreadable_file_is_a_user_error(tmp_path):
     bad.write_bytes(b"D:xDim=1:yDim=1:zDim=1\n\xff\n")
     with pytest.raises(DefinitionError, match="bad.txt:2: the file is not UTF-8"):
         load(bad)
+
+
+SCOTT = (DEFS / "pentominoes_8x8_scott.txt").read_text()
+
+
+def pieces_of(text: str):
+    return [(p.name, p.cells, p.stationary) for d in parse_text(text) for p in d.pieces]
+
+
+@pytest.mark.parametrize("where", [0, 1, 4, 8])
+def test_comment_lines_inside_a_drawing_are_no_rows(where):
+    # a comment line between the rows of Scott's stationary drawing once shifted every row above it
+    lines = SCOTT.split("\n")
+    start = lines.index("L:stationary=O") + 1
+    lines.insert(start + where, "   # a remark about the board")
+    assert pieces_of("\n".join(lines)) == pieces_of(SCOTT)
+
+
+def test_comment_lines_inside_a_mobile_drawing_are_no_rows():
+    text = (DEFS / "pentominoes_10x6.txt").read_text()
+    assert pieces_of(text.replace("\nL\n", "\nL\n# the pieces\n").replace("\n~L", "\n# end\n~L")) == pieces_of(text)
+
+
+def test_a_stationary_drawing_with_a_row_missing_is_an_error():
+    # Scott's 8x8 with one row missing gave 768/1536 instead of 65/520, silently
+    lines = SCOTT.split("\n")
+    start = lines.index("L:stationary=O")
+    del lines[start + 1]
+    error = parse_error("\n".join(lines))
+    assert error.line == start + 1 and "7 rows but yDim=8" in error.message
+
+
+def test_a_stationary_drawing_with_a_row_too_many_is_an_error():
+    lines = SCOTT.split("\n")
+    start = lines.index("L:stationary=O")
+    lines.insert(start + 1, ". . . . . . . .")
+    assert "9 rows but yDim=8" in parse_error("\n".join(lines)).message
+
+
+def test_a_stationary_drawing_with_a_slice_missing_is_an_error():
+    error = parse_error("D:xDim=1:yDim=2:zDim=2\nL:stationary=S\nS, S\n.\n~L\nC:name=a:layout=0 0 0\n~D\n")
+    assert error.line == 4 and "1 slices but zDim=2" in error.message
+
+
+def test_blank_lines_before_the_end_of_a_stationary_drawing_hold_no_cell():
+    lines = SCOTT.split("\n")
+    end = lines.index("~L", lines.index("L:stationary=O"))
+    lines.insert(end, "   ")
+    assert pieces_of("\n".join(lines)) == pieces_of(SCOTT)
+
+
+def test_a_blank_line_inside_a_drawing_is_still_an_empty_row():
+    [d] = parse_text("D:xDim=1:yDim=3:zDim=1\nL:stationary=S\nS\n\n.\n~L\nC:name=a:layout=0 0 0\n~D\n")
+    assert d.pieces[0].cells == ((0, 2, 0),)
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + SCOTT.encode())
+    assert [(p.name, p.cells) for d in parse_file(path) for p in d.pieces] == \
+        [(name, cells) for name, cells, _ in pieces_of(SCOTT)]

@@ -117,13 +117,17 @@ def test_max_solutions_stops_with_limit_status(engine):
 
 def test_time_limit_stops_with_timeout_status_and_partial_counts(engine):
     # the diamond (204,736 covers without the redundancy filter): DLX now enumerates all of 10x6 in about the half
-    # second this test allows, and SAT's first call on it takes under 3 s
+    # second this test allows; SAT's first call on it may take longer than that
     cover = Cover.from_puzzle(one(DEFS / "pentominoes_tetrominoes_diamond_13x13.txt"))
     if "time_limit" not in engine.supported:
         pytest.skip(f"{engine.name} is stopped by bench run's hard timeout instead")
     result = solve(engine, cover, Limits(time_limit=0.5))
-    assert result.status == Status.TIMEOUT
-    assert 0 <= result.covers < 204_736 and result.timings["solve"] < 5
+    assert result.status == Status.TIMEOUT and result.timings["solve"] < 5
+    if result.covers is None:
+        # an engine that cannot be interrupted is killed at the deadline, and what it had found is lost
+        assert "killed after" in result.message
+    else:
+        assert 0 <= result.covers < 204_736
 
 
 def test_libraries_without_multiplicities_refuse_identical_pieces():

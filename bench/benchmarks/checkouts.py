@@ -20,6 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bench.files import write_atomic
+
 CASES = [
     ("fila", "defs/pentominoes_10x6.txt", []),
     ("dlx", "defs/pentominoes_10x6.txt", ["-r", "#"]),
@@ -95,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
               f"ratio {rows[-1]['ratio']:.3f}, counters identical: {rows[-1]['identical']}", flush=True)
     before, after = commit_of(args.before), commit_of(args.after)
     out = Path(args.results) / f"checkouts-{before}-{after}.md"
-    out.write_text(markdown(before, after, rows, args.rounds), encoding="utf-8")
+    write_atomic(out, markdown(before, after, rows, args.rounds), "benchmark report")
     print(f"written to {out}")
     return 0 if all(r["identical"] for r in rows) else 1
 

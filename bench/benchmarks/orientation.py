@@ -30,6 +30,7 @@ from bench.bundled import DEFS
 from bench.comparison.results import machine_facts
 from bench.engines import get_engine
 from bench.engines.protocol import Limits
+from bench.files import write_atomic
 from bench.prepare import Request, prepare
 
 RESULTS = Path("results")
@@ -101,11 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(CASES)}")
     failed = False
-    RESULTS.mkdir(exist_ok=True)
     for name in args.cases or list(CASES):
         report, same = run_case(name, args.rounds)
         print(report)
-        (RESULTS / f"orientation-{name}.md").write_text(report)
+        write_atomic(RESULTS / f"orientation-{name}.md", report, "benchmark report")
         failed = failed or not same
     return 1 if failed else 0
 

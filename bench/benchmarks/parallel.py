@@ -22,6 +22,7 @@ from pathlib import Path
 
 import bench
 from bench.engines import Settings, get_engine
+from bench.files import write_atomic
 from bench.models.expected import expected_for
 from bench.parallel.executors import loopback_cluster
 from bench.parallel.runner import ParallelOptions, solve_parallel
@@ -95,9 +96,8 @@ def run_case(name: str, workers: int, cluster: bool, rounds: int, out: Path) -> 
            "machine": f"{platform.processor() or platform.machine()}, {len(__import__('os').sched_getaffinity(0))} cores, "
                       f"Python {platform.python_version()}", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "counts_agree": agree, "rows": rows}
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"parallel-{name}.json").write_text(json.dumps(doc, indent=2) + "\n")
-    (out / f"parallel-{name}.md").write_text(markdown(doc))
+    write_atomic(out / f"parallel-{name}.json", json.dumps(doc, indent=2) + "\n", "benchmark result")
+    write_atomic(out / f"parallel-{name}.md", markdown(doc), "benchmark report")
     print(markdown(doc))
     return 0 if agree else 1
 

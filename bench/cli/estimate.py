@@ -18,8 +18,9 @@ import time
 from dataclasses import replace
 
 from bench.cli.facts import escape
-from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import add_filter_arguments, add_redundancy_arguments, in_search_settings, request_from
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.options import (add_filter_arguments, add_memory_argument, add_redundancy_arguments,
+                               in_search_settings, request_from)
 from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError
@@ -35,6 +36,7 @@ def add_parser(sub) -> None:
                    help="definition files or directories; - reads standard input")
     add_redundancy_arguments(p, default=None)
     add_filter_arguments(p)
+    add_memory_argument(p)
     p.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
                    help="ordering heuristics, as in bench solve (default s)")
     p.add_argument("--trials", type=integer(1, what="a number of paths"), default=1000, metavar="T",
@@ -69,7 +71,7 @@ def run(args) -> int:
                     # the estimator samples DLX's tree, so DLX's search is the one to check against
                     true = get_engine("dlx").solve(cover, replace(settings, goal=args.goal)).stats
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
                 continue
             doc = summary(puzzle.name, estimates, seconds, true)
             documents.append(doc)

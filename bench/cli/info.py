@@ -7,13 +7,13 @@ import sys
 from pathlib import Path
 
 from bench.cli.facts import format_facts, puzzle_facts
-from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import add_mirror_argument, add_redundancy_arguments
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.options import add_memory_argument, add_mirror_argument, add_redundancy_arguments, memory_limit
 from bench.cli.values import definition_path
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
-from bench.models.expected import FILE_NAME, expected_for, load_expected
+from bench.models.expected import FILE_NAME, expected_for, read_expected
 from bench.prepare import Request, prepare, redundancy_argument
 
 
@@ -25,12 +25,14 @@ def add_parsers(sub) -> None:
     add_redundancy_arguments(info, default="#")
     add_mirror_argument(info)
     info.add_argument("--json", action="store_true", help="print one JSON list instead of KEY=value lines")
+    add_memory_argument(info)
     info.set_defaults(func=cmd_info)
 
     check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
     check.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
                        help="definition files or directories (searched for *.txt)")
     add_mirror_argument(check)
+    add_memory_argument(check)
     check.set_defaults(func=cmd_check)
 
 
@@ -38,14 +40,15 @@ def cmd_info(args) -> int:
     """``bench info``: the facts polycube's ``-i`` prints before a search."""
     errors: list[str] = []
     results = []
-    request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method)
+    request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
+                      max_memory=memory_limit(args))
     for path in definition_files(args.files):
         for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
                 prepared = prepare(puzzle, request)
                 results.append(puzzle_facts(puzzle, prepared.cover, {"parse": parse_seconds, **prepared.timings}))
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
     if args.json:
         json.dump(results, sys.stdout, indent=2)
         sys.stdout.write("\n")
@@ -63,9 +66,10 @@ def check_expected_file(directory: str) -> list[str]:
     """Problems with the entries of a directory's ``expected.toml``."""
     problems = []
     try:
-        recorded = load_expected(directory)
+        recorded, bad = read_expected(directory)
     except BenchError as exc:
         return [str(exc)]
+    problems.extend(bad.values())
     for key in sorted(recorded):
         name, _, index = key.partition("#")
         target = Path(directory) / name
@@ -91,11 +95,15 @@ def cmd_check(args) -> int:
             directories.add(str(Path(path).parent.resolve()))
         for puzzle, _ in load_puzzles(path, errors, args.mirror):
             try:
-                cover = prepare(puzzle).cover
+                cover = prepare(puzzle, Request(max_memory=memory_limit(args))).cover
+            except BenchError as exc:
+                errors.append(puzzle_error(puzzle, exc))
+                continue
+            try:
                 expected = expected_for(puzzle)
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
-                continue
+                errors.append(str(exc))
+                expected = None
             reasons = unsolvable_reasons(cover)
             X, Y, Z = puzzle.dims
             lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
@@ -108,6 +116,6 @@ def cmd_check(args) -> int:
                 print(f"    {reason}")
     for directory in sorted(directories):
         errors.extend(check_expected_file(directory))
-    for message in errors:
+    for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)
     return 2 if errors else 0

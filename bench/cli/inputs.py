@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from bench.errors import BenchError, UsageError
+from bench.errors import BenchError, DefinitionError, UsageError
 from bench.models.definition import parse_file
 from bench.models.puzzle import Puzzle
 
@@ -35,10 +35,13 @@ def definition_files(paths: list[str]) -> list[str]:
     Raises
     ------
     UsageError
-        For a directory without a definition file: a run over nothing is a mistaken path, not a success.
+        For an empty path (it would mean the working directory) or a
+        directory without any ``*.txt`` file (a run of nothing is no success).
     """
     out = []
     for path in paths:
+        if path == "":
+            raise UsageError("an empty path was given; expected a definition file or a directory")
         p = Path(path)
         if path != "-" and p.is_dir():
             found = sorted(p.rglob("*.txt"))
@@ -48,3 +51,8 @@ def definition_files(paths: list[str]) -> list[str]:
         else:
             out.append(path)
     return out
+
+
+def puzzle_error(puzzle, error: BenchError) -> str:
+    """The one line of an error about a puzzle: a definition error names its own ``path:line``, others get the puzzle's name."""
+    return str(error) if isinstance(error, DefinitionError) else f"{puzzle.name}: {error}"

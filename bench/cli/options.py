@@ -17,6 +17,8 @@ from bench.cli.syntax import OptionalValue, piece_word
 from bench.cli.values import MAX_WORKERS, cluster, integer, word
 from bench.engines import engine_names
 from bench.errors import UsageError
+from bench.files import check_output
+from bench.models.resources import DEFAULT_MAX_MEMORY, format_size, parse_size
 from bench.models.symmetry import REDUNDANCY_METHODS
 from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
 from bench.prepare import Request, redundancy_argument
@@ -123,7 +125,27 @@ def request_from(args, settings=None, tuned: bool = True) -> Request:
     kwargs = {} if settings is None else {"settings": settings}
     return Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
                    redundancy_first=getattr(args, "redundancy_first", False), volume=on["volume"],
-                   parity=on["parity"], fit_rounds=args.fit_rounds if on["fit"] else None, tuned=tuned, **kwargs)
+                   parity=on["parity"], fit_rounds=args.fit_rounds if on["fit"] else None, tuned=tuned,
+                   max_memory=memory_limit(args), **kwargs)
+
+
+def add_memory_argument(parser) -> None:
+    """``--max-memory SIZE``: how much memory a puzzle may need before it is refused (see :mod:`bench.models.resources`)."""
+    parser.add_argument("--max-memory", type=_size, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
+                        help=f"refuse a puzzle whose estimated memory exceeds SIZE, e.g. 8G or 512M (default "
+                             f"{format_size(DEFAULT_MAX_MEMORY)}), before anything large is allocated")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def memory_limit(args) -> int:
+    """The ``--max-memory`` of a command line (the default where the command has no such option)."""
+    return getattr(args, "max_memory", DEFAULT_MAX_MEMORY)
 
 
 def add_parallel_arguments(parser) -> None:
@@ -144,8 +166,10 @@ def parallel_options(args) -> ParallelOptions | None:
     A journal checkpoints the sub-problems of a split, so ``--journal``
     asks for a split and is refused with ``--workers 1``.
     """
-    resume = getattr(args, "resume", False)
     journal = getattr(args, "journal", None)
+    if journal is not None:
+        check_output(journal, "--journal")
+    resume = getattr(args, "resume", False)
     explicit = (args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
                 or journal is not None)
     if args.workers == 1 and args.cluster is None and not resume:

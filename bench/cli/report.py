@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from bench.cli.options import add_moved_o
 from bench.cli.values import existing_file, fraction, output_file
 from bench.comparison import report, results
 from bench.comparison.compare import compare
 from bench.comparison.markdown import render_markdown
+from bench.files import check_output, write_atomic
 
 
 def add_parsers(sub) -> None:
@@ -34,6 +34,8 @@ def add_parsers(sub) -> None:
 
 def cmd_report(args) -> int:
     """``bench report``: Markdown, HTML or CSV of result files."""
+    if args.output is not None:
+        check_output(args.output, "-o")
     documents = [(path, results.load(path)) for path in args.results]
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)
@@ -43,8 +45,8 @@ def cmd_report(args) -> int:
         text = render_html(documents)
     else:
         text = "\n".join(render_markdown(doc, source=path) for path, doc in documents)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+    if args.output is not None:
+        write_atomic(args.output, text, "-o")
     else:
         sys.stdout.write(text)
     return 0

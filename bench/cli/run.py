@@ -21,9 +21,10 @@ from pathlib import Path
 
 from bench import signals
 from bench.bundled import DEFS
-from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_filter_arguments, add_mirror_argument, add_moved_o, add_parallel_arguments,
-                               add_redundancy_arguments, engine_list, parallel_options, request_from)
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.options import (add_filter_arguments, add_memory_argument, add_mirror_argument, add_moved_o,
+                               add_parallel_arguments, add_redundancy_arguments, engine_list, parallel_options,
+                               request_from)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.comparison import results, summary
@@ -31,9 +32,10 @@ from bench.comparison.pictures import first_solution
 from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import puzzle_entry
 from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
-from bench.comparison.validation import validate
+from bench.comparison.validation import INPUT, input_problems, validate
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
+from bench.files import check_directory, check_output, write_atomic
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import expected_for
 from bench.prepare import prepare
@@ -66,6 +68,7 @@ def add_parser(sub) -> None:
     add_redundancy_arguments(p, default="#")
     add_filter_arguments(p, in_search=False)
     add_mirror_argument(p)
+    add_memory_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
@@ -90,21 +93,30 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
+def output_path(given: str | None) -> Path:
+    """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+    if given is not None:
+        return check_output(given, "-o")
+    path = results.default_path()
+    check_directory(path.parent, "results folder", "give -o FILE elsewhere, or --no-save")
+    return path
+
+
 def write_html_report(document: dict, path: Path) -> None:
     """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
     html_path = path.with_suffix(".html")
     try:
         from bench.comparison.html import render_html
 
-        html_path.write_text(render_html([(str(path), document)]), encoding="utf-8")
+        write_atomic(html_path, render_html([(str(path), document)]), "HTML report")
     except ModuleNotFoundError as exc:
         if exc.name not in OPTIONAL_FOR_HTML:
             raise
         print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
               f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
         return
-    except OSError as exc:
-        print(f"bench: HTML report not written: {html_path}: {exc.strerror}", file=sys.stderr)
+    except UsageError as exc:
+        print(f"bench: HTML report not written: {exc}", file=sys.stderr)
         return
     print(f"HTML report written to {html_path}", file=sys.stderr)
 
@@ -131,26 +143,32 @@ def cmd_run(args) -> int:
         options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
         options["split_every_search"] = parallel.explicit
     document = results.new_document(["bench", "run", *args.paths], options)
-    path = None if args.no_save else Path(args.results) if args.results else results.default_path()
+    path = None if args.no_save else output_path(args.results)
+    files = definition_files(args.paths)
     compile_seconds = warm_up(specs)
     errors: list[str] = []
     interrupted = False
-    files = definition_files(args.paths)
     progress = RunProgress(len(files), len(specs) * args.rounds)
     try:
         for file in files:
-            puzzles = list(load_puzzles(file, errors, args.mirror))
+            file_errors: list[str] = []
+            puzzles = list(load_puzzles(file, file_errors, args.mirror))
             progress.more_puzzles(len(puzzles) - 1)
             for puzzle, parse_seconds in puzzles:
                 progress.puzzle(puzzle.name)
                 try:
                     expected = expected_for(puzzle)
-                    if args.skip_slow and expected is not None and expected.slow:
-                        progress.done(len(specs) * args.rounds)
-                        continue
+                except BenchError as exc:
+                    # the puzzle still runs, its engines compared with each other only
+                    file_errors.append(str(exc))
+                    expected = None
+                if args.skip_slow and expected is not None and expected.slow:
+                    progress.done(len(specs) * args.rounds)
+                    continue
+                try:
                     prepared = prepare(puzzle, request)
                 except BenchError as exc:
-                    errors.append(f"{puzzle.name}: {exc}")
+                    file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)
                     continue
                 cover = prepared.cover
@@ -175,13 +193,18 @@ def cmd_run(args) -> int:
                         entry["solution_note"] = note
                 if path is not None:
                     results.save(document, path)
+            if file_errors:
+                errors.extend(file_errors)
+                document["validation"].extend(input_problems(file, file_errors))
+                if path is not None:
+                    results.save(document, path)
     except KeyboardInterrupt:
         interrupted = True
         stop = signals.note_interrupt()
     progress.close()
     print(summary.table(document))
     print(summary.verdict(document))
-    for message in errors:
+    for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)
     if path is not None:
         results.save(document, path)
@@ -191,8 +214,7 @@ def cmd_run(args) -> int:
     if interrupted:
         print(f"bench: stopped by {signals.signal_name(stop)}; the finished puzzles are kept", file=sys.stderr)
         return signals.exit_status(stop)
-    if document["validation"]:
-        for problem in document["validation"]:
-            print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
-        return 1
-    return 2 if errors else 0
+    compared = [p for p in document["validation"] if p["kind"] != INPUT]
+    for problem in compared:
+        print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
+    return 1 if compared else 2 if errors else 0

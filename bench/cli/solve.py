@@ -18,8 +18,8 @@ import numpy as np
 
 from bench import __version__, signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
-from bench.cli.inputs import definition_files, load_puzzles
-from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_mirror_argument,
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_memory_argument, add_mirror_argument,
                                add_parallel_arguments, add_redundancy_arguments, in_search_settings, parallel_options,
                                request_from, sample_spec, solution_drawer)
 from bench.cli.outcome import EXIT_STATUS_HELP, count_line, exit_status, reached_max_solutions, warning
@@ -136,6 +136,7 @@ def add_parser(sub) -> None:
                         help="stop after N search nodes (exit status 3)")
     limits.add_argument("--time-limit", type=seconds, metavar="SECONDS",
                         help="stop after this much solve time (exit status 3)")
+    add_memory_argument(limits)
 
     parallel = _group(p, "parallel", "Splitting the search over processes or machines, with a checkpoint journal.",
                       "parallel")
@@ -293,7 +294,7 @@ def run(args) -> int:
             try:
                 prepared = prepare(puzzle, request, engine)
             except BenchError as exc:
-                errors.append(f"{puzzle.name}: {exc}")
+                errors.append(puzzle_error(puzzle, exc))
                 continue
             cover, settings, filter_counters = prepared.cover, prepared.settings, prepared.filters
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)

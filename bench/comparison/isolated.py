@@ -3,7 +3,8 @@
 The child is forked, so it shares the cover without copying it and
 inherits the JIT code the parent compiled while warming up.  It leads its
 own process group, so the timeout also stops the worker processes of a
-split solve.
+split solve, and it dies with the run (:func:`~bench.processes.die_with_parent`),
+so killing ``bench run`` leaves no engine behind.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import traceback
 from bench.engines import Limits, Result, Settings, Status, get_engine
 from bench.errors import UsageError
 from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
+from bench.processes import die_with_parent
 
 
 def limits_for(engine, mode: str, timeout: float) -> Limits:
@@ -26,7 +28,9 @@ def limits_for(engine, mode: str, timeout: float) -> Limits:
                   time_limit=timeout if "time_limit" in engine.supported else None)
 
 
-def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None, conn) -> None:
+def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None, conn, parent: int) -> None:
+    # its own process group keeps the terminal's signals from it, so it must die with the run instead
+    die_with_parent(parent)
     faulthandler.disable()  # a crashing engine is reported as a status, not with a stack dump
     os.setpgid(0, 0)  # so that a hard timeout also stops the worker processes of a split solve
     try:
@@ -55,7 +59,8 @@ def solve_isolated(spec: str, cover, mode: str, timeout: float, parallel: Parall
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     # not daemonic: a daemonic process may not start the worker pool of a split solve
-    proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, parallel, send), daemon=False)
+    proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, parallel, send, os.getpid()),
+                       daemon=False)
     start = time.perf_counter()
     proc.start()
     try:

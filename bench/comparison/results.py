@@ -30,6 +30,7 @@ from pathlib import Path
 from bench.about import VERSION
 from bench.engines import Result
 from bench.errors import BenchError
+from bench.files import write_atomic
 
 SCHEMA = 1
 LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
@@ -90,11 +91,8 @@ def default_path(directory: str = "results") -> Path:
 
 
 def save(document: dict, path: Path) -> None:
-    """Write atomically, so an interrupted run never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    """Write atomically to a regular file (:func:`bench.files.write_atomic`), so an interrupted run never leaves half a file."""
+    write_atomic(path, json.dumps(document, indent=1) + "\n", "result file")
 
 
 def load(path: str) -> dict:

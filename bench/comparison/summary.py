@@ -30,6 +30,7 @@ import textwrap
 from tabulate import tabulate
 
 from bench.comparison.report import RESOLUTION, summarize
+from bench.comparison.validation import INPUT
 
 WIDTH = 120
 PUZZLE_WIDTH = 28
@@ -191,6 +192,10 @@ def verdict(document: dict) -> str:
                      + f" (of {sum(wins.values())} puzzles timed above {RESOLUTION * 1000:g} ms by two engines or more)")
     elif ranked:
         parts.append(f"the fastest engine took under {RESOLUTION * 1000:g} ms on every puzzle: too short to rank")
+    inputs = sorted({p["puzzle"] for p in document.get("validation", []) if p["kind"] == INPUT})
+    if inputs:
+        parts.append(f"INPUT problems in {len(inputs)} file{'s' * (len(inputs) != 1)} ({', '.join(inputs[:4])}"
+                     f"{', ...' if len(inputs) > 4 else ''}): not compared")
     unfinished = sum(1 for r in g["rows"] for e in g["engines"]
                      if r["lines"].get(e) and r["lines"][e]["status"] == "timeout")
     if unfinished:

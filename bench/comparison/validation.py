@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bench.engines import Status
 
 
@@ -10,7 +12,7 @@ def validate(entry: dict, rows: list[dict]) -> list[dict]:
 
     Kinds: ``mismatch`` (two solved rows disagree on covers, unique or total,
     or a solved row disagrees with the expected counts) and ``error`` (an
-    engine crashed or raised).  First-solution rows are checked against
+    engine crashed or raised); :func:`input_problems` adds ``input``.  First-solution rows are checked against
     solvability only.
     """
     problems = []
@@ -47,3 +49,12 @@ def validate(entry: dict, rows: list[dict]) -> list[dict]:
                                  "message": f"{r['engine']} finds {r['covers']} covers, expected "
                                             f"{'a solvable' if solvable else 'an unsolvable'} puzzle"})
     return problems
+
+
+INPUT = "input"
+"""The kind of a validation problem that is the input's: a definition or an ``expected.toml`` entry that could not be used."""
+
+
+def input_problems(file: str, messages: list[str]) -> list[dict]:
+    """Validation entries for the input errors of one definition file, so the result file shows them too."""
+    return [{"puzzle": Path(file).name, "kind": INPUT, "message": message} for message in dict.fromkeys(messages)]

@@ -23,6 +23,7 @@ from bench.engines.collect import counts_from_covers
 from bench.encoders.sat import DEFAULT_ENCODING, ENCODINGS, build_cnf
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import Unsupported
+from bench.processes import Overdue, call_with_deadline
 
 
 @contextlib.contextmanager
@@ -40,10 +41,20 @@ def quiet_stdout():
         os.close(devnull)
 
 
+def _count(counter) -> int:
+    with quiet_stdout():
+        return int(counter.count())
+
+
 class GanakEngine(Engine):
-    """Counts covers without enumerating them (see the module docstring)."""
+    """Counts covers without enumerating them (see the module docstring).
+
+    Ganak cannot be interrupted, so under a time limit it counts in a child
+    process that is killed at the deadline (:func:`~bench.processes.call_with_deadline`).
+    """
 
     name = "ganak"
+    supported = frozenset({"time_limit"})
     counts_only = True
     requires = ("pyganak",)
     extra = "count"
@@ -85,10 +96,11 @@ class GanakEngine(Engine):
         setup = time.perf_counter() - t0
         start = time.perf_counter()
         try:
-            with quiet_stdout():
-                covers = int(counter.count())
-        except KeyboardInterrupt:
-            return Result(engine=self.name, variant=self.variant, status=Status.INTERRUPTED, cover_hash=cover.hash,
+            covers = call_with_deadline(_count, limits.time_limit, counter)
+        except (KeyboardInterrupt, Overdue, RuntimeError) as exc:
+            status = {KeyboardInterrupt: Status.INTERRUPTED, Overdue: Status.TIMEOUT}.get(type(exc), Status.ERROR)
+            return Result(engine=self.name, variant=self.variant, status=status, cover_hash=cover.hash,
+                          message=str(exc) or "interrupted",
                           timings={"setup": setup, "solve": time.perf_counter() - start, "compile": 0.0})
         seconds = time.perf_counter() - start
         unique, total = counts_from_covers(cover, covers)

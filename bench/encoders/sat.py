@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from bench.engines.collect import Collector
+from bench.engines.deadline import solve_within_limit
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import CoverError, Unsupported
 
@@ -34,8 +35,8 @@ DEFAULT_SOLVER = "cadical195"
 DEFAULT_ENCODING = "seqcounter"
 ENCODINGS = ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder", "totalizer", "mtotalizer",
              "kmtotalizer")
-# python-sat cannot interrupt these mid-call: the clock is checked between calls and
-# bench run's hard timeout stops a call that never returns
+# python-sat cannot interrupt these mid-call: the clock is checked between calls, and under a time limit
+# they solve in a child process killed past it (bench.engines.deadline)
 NOT_INTERRUPTIBLE = ("cadical", "kissat")
 # python-sat's kissat refuses clauses after a solve (it aborts the process): enumerate by solving afresh
 NOT_INCREMENTAL = ("kissat",)
@@ -146,12 +147,19 @@ class SatEngine(Engine):
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 36, 9, 36)
         """
-        from pysat.solvers import Solver, SolverNames
+        from pysat.solvers import SolverNames
 
         self.check(settings, limits)
         if self.solver not in vars(SolverNames):
             names = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
             raise Unsupported(f"unknown SAT solver '{self.solver}'; expected one of: {', '.join(names)}")
+        if self.solver.startswith(NOT_INTERRUPTIBLE):
+            return solve_within_limit(self, self._solve, cover, limits, on_solutions)
+        return self._solve(cover, limits, on_solutions)
+
+    def _solve(self, cover, limits: Limits, on_solutions) -> Result:
+        from pysat.solvers import Solver
+
         t0 = time.perf_counter()
         clauses, n_vars = build_cnf(cover, self.encoding)
         n = cover.n_options

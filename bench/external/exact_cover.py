@@ -4,7 +4,8 @@ It takes a dense Boolean matrix and returns only the number of covers (its
 enumeration returns them all at once, at the end), so unique and total are
 known only where the count alone determines them.  It has neither secondary
 items nor multiplicities, so spare and identical pieces are refused, and it
-cannot be interrupted from Python: ``bench run``'s hard timeout stops it.
+cannot be interrupted from Python: under a time limit it counts in a child
+process killed at the deadline (:func:`~bench.processes.call_with_deadline`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import numpy as np
 from bench.engines.collect import counts_from_covers, require_plain_exact_cover
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import Unsupported
+from bench.processes import Overdue, call_with_deadline
 
 
 class ExactCoverEngine(Engine):
@@ -24,6 +26,7 @@ class ExactCoverEngine(Engine):
     name = "exact-cover"
     variant = "get_solution_count"
     counts_only = True
+    supported = frozenset({"time_limit"})
     requires = ("exact_cover",)
     extra = "compare"
 
@@ -51,7 +54,11 @@ class ExactCoverEngine(Engine):
         matrix[rows, cover.opt_items] = True
         setup = time.perf_counter() - t0
         start = time.perf_counter()
-        covers = int(get_solution_count(matrix))
+        try:
+            covers = int(call_with_deadline(get_solution_count, limits.time_limit, matrix))
+        except Overdue as exc:
+            return Result(engine=self.name, variant=self.variant, status=Status.TIMEOUT, cover_hash=cover.hash,
+                          message=str(exc), timings={"setup": setup, "solve": time.perf_counter() - start, "compile": 0.0})
         seconds = time.perf_counter() - start
         unique, total = counts_from_covers(cover, covers)
         return Result(engine=self.name, variant=self.variant, status=Status.SOLVED, covers=covers, unique=unique,

@@ -3,6 +3,9 @@
 Spare pieces become secondary items; identical pieces are refused (xcover
 has no multiplicities).  Its generator yields one cover per Python call,
 which is its normal way of use; the covers are classified as they come.
+The generator cannot be stopped between two covers, so under a time limit
+it runs in a child process killed past the limit
+(:func:`~bench.engines.deadline.solve_within_limit`).
 JIT compile time is measured on a tiny problem first and reported apart.
 """
 
@@ -13,6 +16,7 @@ import time
 import numpy as np
 
 from bench.engines.collect import Collector, require_plain_exact_cover
+from bench.engines.deadline import solve_within_limit
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import CoverError
 
@@ -67,10 +71,14 @@ class XcoverEngine(Engine):
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 2, 2, 8)
         """
-        from xcover import algorithm_c
-
         self.check(settings, limits)
         primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True)
+        warm_up()
+        return solve_within_limit(self, self._solve, cover, limits, on_solutions, primary, secondary)
+
+    def _solve(self, cover, limits: Limits, on_solutions, primary, secondary) -> Result:
+        from xcover import algorithm_c
+
         compile_seconds = warm_up()
         t0 = time.perf_counter()
         options, ptr, colors = as_arrays(cover, primary, secondary)

@@ -11,12 +11,17 @@ A file holds one or more puzzles, each a ``D`` directive::
     ~L
     ~D
 
-``#`` starts a comment, blank lines between directives are ignored.  Inside a
-layout every non-blank character is one cell (``.`` is empty), horizontal white
+``#`` starts a comment, blank lines between directives are ignored, and a
+UTF-8 byte-order mark at the start of the file is skipped.  Inside a layout
+every non-blank character is one cell (``.`` is empty), horizontal white
 space is ignored, the first drawing line has y = yDim - 1, and 3-D slices are
 separated by commas, bottom slice (z = 0) first.  A blank line inside a layout
-is an empty drawing row.  Only stationary pieces are placed where they are
-drawn; mobile pieces may be drawn anywhere.
+is an empty drawing row (as in polycube), but a line holding only a comment
+is no row at all, and blank lines just before ``~L`` are dropped (they hold
+no cell and shift none).  Only stationary pieces are placed where they are
+drawn, so a drawing that holds one must show the whole box: exactly yDim
+rows, each of zDim slices (a missing row would silently move every row
+above it); mobile pieces may be drawn anywhere.
 
 **Lattices.**  ``lattice=`` names the cells (:mod:`bench.models.lattice`):
 ``cubic`` (the default: every file without the key means what it always
@@ -89,6 +94,7 @@ RESERVED_NAMES = frozenset({".", "#"})
 MAX_BOX_CELLS = 1_000_000
 MAX_COORDINATE = 1_000_000
 STDIN_NAME = "<stdin>"
+BYTE_ORDER_MARK = "\ufeff"
 
 _POSITIVE_INT = re.compile(r"^[0-9]+$")
 _SIGNED_INT = re.compile(r"^[+-]?[0-9]+$")
@@ -169,7 +175,7 @@ def parse_text(text: str, path: str = "<string>") -> list[PuzzleDefinition]:
     >>> defs[0].dims, defs[0].pieces[0].name
     ((2, 1, 1), 'd')
     """
-    return _Parser(path).parse(text)
+    return _Parser(path).parse(text.removeprefix(BYTE_ORDER_MARK))
 
 
 def _strip_comment(line: str) -> str:
@@ -327,10 +333,13 @@ class _Parser:
                 raise self.error(lineno, f"coordinate {cell} of '{name}' is out of range; expected values within +-{MAX_COORDINATE:,}")
             if cell in seen:
                 raise self.error(lineno, f"piece '{name}' lists cell {' '.join(map(str, cell))} twice")
-            if not lattice.valid([cell])[0]:
-                raise self.error(lineno, f"cell ({' '.join(map(str, cell))}) is not on the {lattice.name} lattice; expected {lattice.off_lattice_rule}")
             seen.add(cell)
             cells.append(cell)
+        # one check for all cells: a piece may list thousands
+        off = np.flatnonzero(~lattice.valid(np.array(cells, dtype=np.int64)))
+        if len(off):
+            cell = cells[int(off[0])]
+            raise self.error(lineno, f"cell ({' '.join(map(str, cell))}) is not on the {lattice.name} lattice; expected {lattice.off_lattice_rule}")
         return PieceDefinition(name, tuple(cells), kind == "S", lineno)
 
     def check_name(self, lineno, name):
@@ -355,6 +364,8 @@ class _Parser:
             raw = lines[i]
             i += 1
             content = _strip_comment(raw)
+            if not content and raw.strip():
+                continue  # a comment line: not a drawing row
             if content == "~L":
                 return self.layout_pieces(lineno, rows, stationary, dims, lattice), i
             if content == "~D":
@@ -363,7 +374,21 @@ class _Parser:
             rows.append((here, slices))
         raise self.error(max(1, len(lines)), f"missing '~L': the layout begun on line {lineno} is never closed")
 
+    def check_whole_box(self, lineno, rows, dims):
+        """A drawing with stationary pieces places them by their rows and slices: it must show the whole box."""
+        if len(rows) != dims[1]:
+            raise self.error(lineno, f"the drawing of stationary pieces has {len(rows)} rows but yDim={dims[1]}; "
+                                     f"expected one row per y, the first y = {dims[1] - 1} (a comment line is no row)")
+        for ln, slices in rows:
+            if slices and len(slices) != dims[2]:
+                raise self.error(ln, f"this row of a drawing of stationary pieces has {len(slices)} slices but "
+                                     f"zDim={dims[2]}; expected {dims[2]} comma-separated slices, bottom first")
+
     def layout_pieces(self, lineno, rows, stationary, dims, lattice):
+        while rows and not rows[-1][1]:
+            rows.pop()
+        if stationary:
+            self.check_whole_box(lineno, rows, dims)
         common = None
         for row_index, (ln, slices) in enumerate(rows):
             if not slices:

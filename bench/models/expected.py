@@ -118,16 +118,53 @@ def _parse(path: Path, key: str, entry) -> Recorded:
 
 
 @lru_cache(maxsize=None)
-def load_expected(directory: str) -> dict[str, Recorded]:
-    """Read ``expected.toml`` of a directory (an empty dict if there is none)."""
+def _read(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
+    """The valid entries of a directory's ``expected.toml`` and, per key, why an entry is not."""
     path = Path(directory) / FILE_NAME
     if not path.exists():
-        return {}
+        return {}, {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BenchError(f"{path}: cannot read expected counts: {exc}") from None
-    return {key: _parse(path, key, entry) for key, entry in data.items()}
+    out: dict[str, Recorded] = {}
+    problems: dict[str, str] = {}
+    for key, entry in data.items():
+        try:
+            out[key] = _parse(path, key, entry)
+        except BenchError as exc:
+            problems[key] = str(exc)
+    return out, problems
+
+
+def read_expected(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
+    """A directory's ``expected.toml`` read leniently: the valid entries, and per key why an entry is not.
+
+    A bad entry leaves out only itself, so the directory's other puzzles keep their counts.
+
+    Raises
+    ------
+    BenchError
+        When the file cannot be read as TOML at all.
+    """
+    return _read(directory)
+
+
+def load_expected(directory: str) -> dict[str, Recorded]:
+    """Read ``expected.toml`` of a directory (an empty dict if there is none), refusing any bad entry.
+
+    Raises
+    ------
+    BenchError
+        For the first bad entry, or a file that is not TOML (see :func:`read_expected` to keep the good ones).
+    """
+    entries, problems = _read(directory)
+    if problems:
+        raise BenchError(next(iter(problems.values())))
+    return entries
+
+
+load_expected.cache_clear = _read.cache_clear  # the cache is the reader's
 
 
 def expected_key(puzzle) -> str:
@@ -175,12 +212,19 @@ def expected_for(puzzle) -> Expected | None:
     Raises
     ------
     BenchError
-        When the recorded group order differs from the puzzle's group.
+        When the recorded group order differs from the puzzle's group, the
+        puzzle's entry is malformed or the file is not TOML (the other
+        puzzles of the directory keep their counts).
     """
     path = Path(puzzle.definition.path)
     if not path.is_file():
         return None
-    entry = load_expected(str(path.parent.resolve())).get(expected_key(puzzle))
+    directory = str(path.parent.resolve())
+    key = expected_key(puzzle)
+    entries, problems = read_expected(directory)
+    if key in problems:
+        raise BenchError(problems[key])
+    entry = entries.get(key)
     if entry is None:
         return None
     return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ")

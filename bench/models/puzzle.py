@@ -292,11 +292,23 @@ class Puzzle:
         return min(_key(o) for o in self.orientations_of(cells))
 
     def _classify(self) -> tuple[Shape, ...]:
+        # copies drawn alike (up to a translation) share one canonical key, computed once: 64,000 monominoes
+        # cost one key, not 64,000 times the motions
+        keys: dict = {}
+
+        def key_of(piece: PieceDefinition) -> bytes:
+            if piece.cells not in keys:
+                drawn = _key(self.lattice.normalize(np.array(piece.cells)))
+                if drawn not in keys:
+                    keys[drawn] = self.canonical_key(np.array(piece.cells))
+                keys[piece.cells] = keys[drawn]
+            return keys[piece.cells]
+
         groups: dict[bytes, list[PieceDefinition]] = {}
         for piece in self.definition.pieces:
             if not piece.stationary:
-                groups.setdefault(self.canonical_key(np.array(piece.cells)), []).append(piece)
-        stationary_keys = [self.canonical_key(np.array(p.cells)) for p in self.stationary]
+                groups.setdefault(key_of(piece), []).append(piece)
+        stationary_keys = [key_of(p) for p in self.stationary]
         ordered = sorted(groups.items(), key=lambda kv: min(p.name for p in kv[1]))
         shapes = []
         for index, (key, pieces) in enumerate(ordered):

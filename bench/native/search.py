@@ -32,14 +32,18 @@ def max_depth(cover) -> int:
 
     A cover covers item i at most ``hi[i]`` times and each option covers
     at least one item, so the options number at most the sum of the bounds;
-    when every option has an item that must be covered exactly
-    (``lo == hi > 0``, a cell or a piece), those items alone bound them.
+    any set of items that every option touches bounds them alone: the
+    items that must be covered exactly (``lo == hi > 0``), the cells, the
+    pieces (27 cubes in a 60x60x60 box: 27 levels, not 216,000).
     """
     if not cover.n_options:
         return 0
+    items = np.arange(cover.n_items)
     exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
-    every_option_exact = np.logical_or.reduceat(exact[cover.opt_items], cover.opt_ptr[:-1]).all()
-    bound = cover.item_hi[exact].sum() if every_option_exact else cover.item_hi.sum()
+    bound = int(cover.item_hi.sum())
+    for subset in (exact, items < cover.n_cells, items >= cover.n_cells):
+        if subset.any() and np.logical_or.reduceat(subset[cover.opt_items], cover.opt_ptr[:-1]).all():
+            bound = min(bound, int(cover.item_hi[subset].sum()))
     return int(min(cover.n_options, bound))
 
 
@@ -64,6 +68,12 @@ class Search:
     """
 
     BATCH = 4096
+    FIRST_SLICE = 1 << 4
+    """Nodes of the first kernel slice (a node near the root may take 10 ms or more under in-search filters); later
+    slices adapt to last about :attr:`SLICE_SECONDS`."""
+    SLICE_SECONDS = 0.02
+    GROWTH = 8.0
+    MAX_SLICE = 1 << 26
 
     def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
                  handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0,
@@ -133,7 +143,9 @@ class Search:
         Every cover found before the stop is handed to ``on_solutions``.
         """
         limits = self.limits
-        budget = 1 << 14
+        # the first slice is small: a node may take milliseconds (in-search filters, huge covers), and nothing
+        # but the end of a slice reads the clock
+        budget = self.FIRST_SLICE
         start = time.perf_counter()
         status = Status.SOLVED
         monitor = MONITOR.get()
@@ -162,8 +174,11 @@ class Search:
                     if code == TRACE and self.on_trace is not None:
                         self.on_trace(*self.trace_event())
                     if code == PAUSED:
-                        # aim for slices of about 20 ms so limits and signals are honoured promptly
-                        budget = int(min(max(budget * (0.02 / max(elapsed, 1e-6)), 1 << 10), 1 << 26))
+                        # aim for slices of about SLICE_SECONDS so limits and signals are honoured promptly,
+                        # growing at most GROWTH-fold a slice since nodes near the root may be dearer than the
+                        # ones measured
+                        factor = min(self.SLICE_SECONDS / max(elapsed, 1e-6), self.GROWTH)
+                        budget = int(min(max(budget * factor, 1), self.MAX_SLICE))
                     if signals.status_requested():
                         signals.write_status(self.status_lines(time.perf_counter() - start))
                     if signals.trace_toggled():

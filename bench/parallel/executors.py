@@ -6,7 +6,8 @@ ended it.  Local workers are forked after the parent has compiled the
 kernels, so they start warm and share the cover without copying it; a
 worker that dies breaks the pool, which is rebuilt and given every
 sub-problem not yet finished (a few times, then the rest are reported as
-errors).  On a cluster the cover is scattered once to every worker, tasks
+errors); workers die with the process that started them, even when it is
+killed with SIGKILL (:func:`~bench.processes.die_with_parent`).  On a cluster the cover is scattered once to every worker, tasks
 carry only their prefix, and Dask itself reschedules the tasks of a worker
 that dies; a task that raises is retried twice.
 """
@@ -14,6 +15,7 @@ that dies; a task that raises is retried twice.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import signal
 import socket
 import subprocess
@@ -25,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from bench.errors import UsageError
+from bench.processes import die_with_parent
 
 MAX_POOL_RESTARTS = 3
 
@@ -40,8 +43,9 @@ def solve_one(payload, prefix: tuple) -> dict:
             "stats": result.stats, "seconds": result.timings.get("solve", 0.0)}
 
 
-def _install(payload) -> None:
+def _install(payload, parent: int) -> None:
     global _payload
+    die_with_parent(parent)
     _payload = payload
     # the parent answers a stop signal for the whole run (it kills the pool); a worker that stopped on
     # its own would hand back partial counts as if its sub-problem were finished
@@ -55,19 +59,27 @@ def _solve_installed(prefix: tuple) -> dict:
     return solve_one(_payload, prefix)
 
 
-def local_results(payload, subproblems: list, workers: int):
-    """Solve ``subproblems`` (in this order) on ``workers`` forked processes; yields as they finish."""
+def local_results(payload, subproblems: list, workers: int, deadline: float | None = None):
+    """Solve ``subproblems`` (in this order) on ``workers`` forked processes; yields as they finish.
+
+    At ``deadline`` (a :func:`time.perf_counter` time) it stops, the
+    workers killed, whatever is still running.
+    """
     pending = {sub.ident: sub for sub in subproblems}
     restarts = 0
     context = multiprocessing.get_context("fork")
     while pending:
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install, initargs=(payload,))
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install,
+                                   initargs=(payload, os.getpid()))
         broken = False
         try:
             futures = {pool.submit(_solve_installed, sub.prefix): sub for sub in pending.values()}
             waiting = set(futures)
             while waiting and not broken:
-                finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+                left = None if deadline is None else deadline - time.perf_counter()
+                if left is not None and left <= 0:
+                    return
+                finished, waiting = wait(waiting, timeout=left, return_when=FIRST_COMPLETED)
                 for future in finished:
                     sub = futures[future]
                     error = future.exception()

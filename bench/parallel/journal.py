@@ -4,89 +4,172 @@ The first line is the header: the run's key (cover hash, engine, settings,
 split), the sub-problems in split order and the splitter's counters.  Each
 later line is one finished sub-problem's counts and counters, flushed and
 fsynced before the run goes on, so a run killed at any moment loses at most
-the sub-problems in flight.  A torn last line (killed mid-write) is dropped
-on reading; a sub-problem recorded twice counts once.
+the sub-problems in flight.
+
+Every line carries what it takes to be trusted on its own: the header and
+each record hold a checksum over their other fields, and each record names
+its run (the key, the cover hash and the settings) and its sub-problem (the
+id and the prefix it replays).  On resuming, a record that is damaged
+(not JSON, a wrong checksum, a field of the wrong kind), foreign (another
+run, a sub-problem the split does not have) or a second record of a
+sub-problem is refused with its line number and that sub-problem is solved
+again; the records that check out are kept.  A torn last line (killed
+mid-write) is dropped.  A header that does not check out refuses the whole
+journal: without it the split itself is unknown.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
 
+from bench.engines.protocol import Status
 from bench.errors import UsageError
+from bench.files import open_append, write_atomic
 from bench.parallel.split import SubProblem
 
-FORMAT = 1
+FORMAT = 2
+CHECKSUM = "checksum"
+RECORD_FIELDS = {"id": str, "status": str, "variant": str, "covers": int, "unique": (int, type(None)),
+                 "total": (int, type(None)), "stats": dict, "seconds": (int, float)}
+"""What a record's counts are made of, and their JSON kinds."""
+
+
+def checksum(fields: dict) -> str:
+    """The checksum of a journal line: SHA-256 over its fields except the checksum, in canonical JSON."""
+    body = {k: v for k, v in fields.items() if k != CHECKSUM}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+
+
+def _line(fields: dict) -> bytes:
+    return (json.dumps({**fields, CHECKSUM: checksum(fields)}, separators=(",", ":")) + "\n").encode()
 
 
 class Journal:
-    """An open journal file: what it already holds, and :meth:`record` to append."""
+    """An open journal file: what it already holds, and :meth:`record` to append.
 
-    def __init__(self, path: Path, header: dict, done: dict[str, dict]):
+    ``refused`` lists, as ``path:line: why`` messages, the records a resume
+    did not trust (their sub-problems are not in ``done``, so they are
+    solved again).
+    """
+
+    def __init__(self, path: Path, header: dict, done: dict[str, dict], refused: list[str] | None = None):
         self.path = path
         self.header = header
         self.done = done
+        self.refused = refused or []
         self._file = None
+        self._prefixes = {s["id"]: s["prefix"] for s in header["subproblems"]}
 
     @property
     def subproblems(self) -> list[SubProblem]:
         """The split the journal was started with."""
         return [SubProblem.from_json(s) for s in self.header["subproblems"]]
 
+    @property
+    def identity(self) -> dict:
+        """The run fields every record repeats: the key, the cover hash and the settings."""
+        return {"key": self.header["key"], "cover_hash": self.header["cover_hash"],
+                "settings": self.header["settings"]}
+
     @classmethod
     def create(cls, path: Path, header: dict) -> "Journal":
-        """Start a new journal at ``path`` (replacing an old one) with ``header``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Start a new journal at ``path`` (replacing an old one) with ``header``.
+
+        ``header`` holds ``key``, ``cover_hash``, ``engine``, ``settings``,
+        ``depth``, ``subproblems`` (:meth:`SubProblem.to_json`), ``split_stats``
+        and ``weights``.
+        """
         header = {"journal": FORMAT, **header}
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        with open(tmp, "w") as f:
-            f.write(json.dumps(header, separators=(",", ":")) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        write_atomic(path, _line(header), "--journal")
         return cls(path, header, {})
 
     @classmethod
     def resume(cls, path: Path, key: str) -> "Journal":
-        """Reopen ``path``; refuses a journal of another run (other cover, engine, settings or split)."""
+        """Reopen ``path``: refuses a journal of another run, keeps the records that check out."""
         try:
             raw = path.read_bytes()
         except OSError as exc:
             raise UsageError(f"--resume: cannot read the journal {path}: {exc.strerror}") from None
         end = raw.rfind(b"\n") + 1
         lines = raw[:end].decode("utf-8", "replace").splitlines()
-        try:
-            header = json.loads(lines[0])
-        except (IndexError, ValueError):
-            raise UsageError(f"--resume: {path}:1: not a bench journal (expected a JSON header line)") from None
-        if header.get("journal") != FORMAT or header.get("key") != key:
+        header = _parse(lines[0] if lines else "")
+        if header is None or header.get("journal") != FORMAT or header.get(CHECKSUM) != checksum(header):
+            raise UsageError(f"--resume: {path}:1: not a bench journal header of format {FORMAT}, or a damaged one "
+                             "(its checksum does not match); start afresh without --resume")
+        if header.get("key") != key:
             raise UsageError(f"--resume: {path} belongs to another run (other puzzle, engine, settings or split); "
                              "start afresh without --resume")
-        done: dict[str, dict] = {}
+        journal = cls(path, header, {})
+        seen: dict[str, int] = {}
+        conflicting: set[str] = set()
         for number, line in enumerate(lines[1:], start=2):
-            try:
-                record = json.loads(line)
-            except ValueError:
-                raise UsageError(f"--resume: {path}:{number}: damaged record (expected one JSON object per line)") from None
-            done.setdefault(record["id"], record)
+            record = _parse(line)
+            reason = "not a JSON object" if record is None else journal.distrust(record)
+            if reason is None and record["id"] in seen:
+                first = seen[record["id"]]
+                if record != journal.done.get(record["id"]):
+                    conflicting.add(record["id"])
+                reason = f"sub-problem {record['id']} already recorded on line {first}"
+            if reason is not None:
+                journal.refused.append(f"{path}:{number}: record refused: {reason}")
+                continue
+            seen[record["id"]] = number
+            journal.done[record["id"]] = record
+        for ident in conflicting:
+            # two records that both check out but differ: neither is trusted
+            del journal.done[ident]
+            journal.refused.append(f"{path}:{seen[ident]}: record refused: sub-problem {ident} is recorded again "
+                                   "with other counts; it is solved again")
         if end < len(raw):
             # a record torn by a kill: drop it, it is solved again
             with open(path, "r+b") as f:
                 f.truncate(end)
-        return cls(path, header, done)
+        return journal
+
+    def distrust(self, record: dict) -> str | None:
+        """Why ``record`` cannot be trusted for this journal's run, or None when it checks out."""
+        if record.get(CHECKSUM) != checksum(record):
+            return "its checksum does not match its fields (edited or damaged)"
+        for name, value in self.identity.items():
+            if record.get(name) != value:
+                return f"it belongs to another run (its {name} differs)"
+        for name, kind in RECORD_FIELDS.items():
+            value = record.get(name)
+            if not isinstance(value, kind) or isinstance(value, bool) or (isinstance(value, int) and value < 0):
+                return f"field '{name}' is missing, of the wrong kind or negative"
+        if record["id"] not in self._prefixes:
+            return f"sub-problem {record['id']} is not part of this run's split"
+        if record.get("prefix") != self._prefixes[record["id"]]:
+            return f"its prefix is not the one of sub-problem {record['id']}"
+        if record["status"] not in {s.value for s in Status}:
+            return f"unknown status '{record['status']}'"
+        return None
 
     def record(self, record: dict) -> None:
-        """Append one finished sub-problem durably."""
+        """Append one finished sub-problem durably, with its run, its prefix and its checksum."""
         if self._file is None:
-            self._file = open(self.path, "a")
-        self._file.write(json.dumps(record, separators=(",", ":")) + "\n")
+            self._file = open_append(self.path, "--journal")
+        fields = {**self.identity, **record, "prefix": self._prefixes[record["id"]]}
+        fields[CHECKSUM] = checksum(fields)
+        self._file.write((json.dumps(fields, separators=(",", ":")) + "\n").encode())
         self._file.flush()
         os.fsync(self._file.fileno())
-        self.done.setdefault(record["id"], record)
+        self.done.setdefault(record["id"], fields)
 
     def close(self) -> None:
         """Close the file (records are already on disk)."""
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def _parse(line: str) -> dict | None:
+    """A journal line as a dict, or None when it is not a JSON object."""
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

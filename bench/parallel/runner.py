@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -24,6 +25,7 @@ from pathlib import Path
 from bench import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
+from bench.files import writable_directory
 from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
 from bench.parallel import executors
@@ -84,7 +86,10 @@ def splittable(engine, settings: Settings, limits) -> str | None:
 
 def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptions | None, printing: bool,
                          on_solutions=None, on_trace=None) -> Result:
-    """Split the solve when asked to, or by default when it is large and nothing needs one search; else solve it."""
+    """Split the solve when asked to, or by default when it is large, unlimited in time and needs no single search.
+
+    Else solve it in this process.
+    """
     if options is not None:
         reason = splittable(engine, settings, limits) or ("solutions are printed in search order by one process"
                                                           if printing else None)
@@ -93,7 +98,9 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
         if reason is not None:
             if options.explicit:
                 raise UsageError(f"cannot split this solve: {reason} (use --workers 1, or --quiet to count only)")
-        elif options.explicit or worth_splitting(cover, engine.resolve(cover, settings)):
+        # a time-limited solve splits only when asked to: sizing and cutting the search is not time-limited
+        elif options.explicit or (limits is None or limits.time_limit is None) and \
+                worth_splitting(cover, engine.resolve(cover, settings)):
             return solve_parallel(cover, engine, settings, options, limits)
     return engine.solve(cover, settings, limits, on_solutions=on_solutions, on_trace=on_trace)
 
@@ -290,12 +297,19 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     path = options.journal
     if path is None and options.journal_dir is not None:
         name = cover.puzzle.name if cover.puzzle is not None else "cover"
-        path = Path(options.journal_dir) / f"{Path(name).stem}-{engine.name}-{key[:16]}.jsonl"
+        if writable_directory(options.journal_dir):
+            path = Path(options.journal_dir) / f"{Path(name).stem}-{engine.name}-{key[:16]}.jsonl"
+        elif not options.resume:
+            # the default place: a run that cannot keep a journal there still runs, without one
+            print(f"bench: cannot write journals in {options.journal_dir}; solving without one "
+                  "(give --journal FILE to be able to --resume)", file=sys.stderr)
     if options.resume:
         if path is None or not path.exists():
             raise UsageError(f"--resume: no journal of this run{f' at {path}' if path else ''}; "
                              "it starts with the same puzzle, engine and settings")
         journal = Journal.resume(path, key)
+        for message in journal.refused:
+            print(f"bench: {message}; its sub-problem is solved again", file=sys.stderr)
         subs = journal.subproblems
         split_stats = journal.header["split_stats"]
         weights = journal.header["weights"]
@@ -326,7 +340,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if client is not None:
             outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
         else:
-            outcomes = executors.local_results(payload, todo, options.workers)
+            deadline = solve_start + limits.time_limit if limits is not None and limits.time_limit is not None else None
+            outcomes = executors.local_results(payload, todo, options.workers, deadline)
         for sub, outcome in outcomes:
             if isinstance(outcome, BaseException):
                 errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
@@ -361,7 +376,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     finished = [done[s.ident] for s in subs if s.ident in done]
     incomplete = len(finished) < len(subs) or any(r["status"] != Status.SOLVED.value for r in finished)
     if status == Status.SOLVED and incomplete:
-        status = Status.ERROR
+        out_of_time = limits is not None and limits.time_limit is not None and solve_seconds >= limits.time_limit
+        status = Status.TIMEOUT if out_of_time and not errors else Status.ERROR
     message = ""
     if status != Status.SOLVED:
         message = (f"partial counts: {len(finished)} of {len(subs)} sub-problems finished"
@@ -372,7 +388,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     exact = exact_depth(cover, settings)
     cut = max((len(s.prefix) for s in subs), default=0)
     stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
-                         "depth": depth, "resumed": resumed, "errors": len(errors),
+                         "depth": depth, "resumed": resumed, "refused": len(journal.refused) if journal else 0,
+                         "errors": len(errors),
                          "exact_statistics": "true" if exact is None or cut <= exact else "false",
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:

@@ -1,0 +1,133 @@
+"""The journal under abuse: edited, duplicated, foreign and damaged records are refused by line, the rest kept."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import bench
+from bench import Cover
+from bench.engines import Settings, get_engine
+from bench.parallel.journal import checksum
+from bench.parallel.runner import ParallelOptions, solve_parallel
+from conftest import DEFS
+
+EXACT = ("solved", 2339, 2339, 9356)
+
+
+@pytest.fixture(scope="module")
+def p10x6():
+    [puzzle] = bench.load(DEFS / "pentominoes_10x6.txt")
+    return Cover.from_puzzle(puzzle, redundancy=True)
+
+
+@pytest.fixture
+def journal(p10x6, tmp_path):
+    """A finished split run's journal: the header line and one record per sub-problem."""
+    path = tmp_path / "j.jsonl"
+    result = solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, journal=path, depth=2))
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    return path
+
+
+def lines_of(path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+def resume(cover, path, capsys):
+    result = solve_parallel(cover, get_engine("dlx"), Settings(),
+                            ParallelOptions(workers=2, journal=path, depth=2, resume=True))
+    return result, capsys.readouterr().err
+
+
+def test_records_carry_their_run_sub_problem_and_checksum(journal):
+    header, *records = (json.loads(line) for line in lines_of(journal))
+    assert header["checksum"] == checksum(header)
+    prefixes = {s["id"]: s["prefix"] for s in header["subproblems"]}
+    for record in records:
+        assert record["checksum"] == checksum(record)
+        assert (record["key"], record["cover_hash"], record["settings"]) == \
+            (header["key"], header["cover_hash"], header["settings"])
+        assert record["prefix"] == prefixes[record["id"]]
+
+
+def test_an_edited_count_is_refused_and_solved_again(p10x6, journal, capsys):
+    # covers + 1000 once resumed into a wrong total without a word
+    lines = lines_of(journal)
+    record = json.loads(lines[3])
+    record["covers"] += 1000
+    lines[3] = json.dumps(record, separators=(",", ":"))
+    journal.write_text("\n".join(lines) + "\n")
+    result, err = resume(p10x6, journal, capsys)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert f"{journal}:4: record refused: its checksum does not match" in err
+    assert result.stats["parallel"]["resumed"] == len(lines) - 2
+    assert result.stats["parallel"]["refused"] == 1
+
+
+def test_a_record_given_another_id_is_refused(p10x6, journal, capsys):
+    lines = lines_of(journal)
+    first, other = json.loads(lines[1]), json.loads(lines[2])
+    first["id"] = other["id"]
+    lines.insert(1, json.dumps(first, separators=(",", ":")))
+    journal.write_text("\n".join(lines) + "\n")
+    result, err = resume(p10x6, journal, capsys)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert f"{journal}:2: record refused" in err
+
+
+def test_a_duplicated_record_counts_once_and_is_reported(p10x6, journal, capsys):
+    lines = lines_of(journal)
+    lines.append(lines[2])
+    journal.write_text("\n".join(lines) + "\n")
+    result, err = resume(p10x6, journal, capsys)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert f"{journal}:{len(lines)}: record refused: sub-problem" in err and "already recorded on line 3" in err
+    assert result.stats["parallel"]["resumed"] == len(lines) - 2
+
+
+def test_two_valid_records_of_one_sub_problem_that_differ_are_both_refused(p10x6, journal, capsys):
+    lines = lines_of(journal)
+    forged = json.loads(lines[2])
+    forged["covers"] += 1000
+    forged["checksum"] = checksum(forged)
+    lines.append(json.dumps(forged))
+    journal.write_text("\n".join(lines) + "\n")
+    result, err = resume(p10x6, journal, capsys)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert "recorded again with other counts" in err
+    assert result.stats["parallel"]["resumed"] == len(lines) - 3
+
+
+def test_a_record_of_another_run_is_refused(p10x6, journal, tmp_path, capsys):
+    other = tmp_path / "other.jsonl"
+    solve_parallel(p10x6, get_engine("dlx"), Settings(order="f"), ParallelOptions(workers=2, journal=other, depth=2))
+    lines = lines_of(journal)
+    del lines[1]
+    lines.append(lines_of(other)[1])
+    journal.write_text("\n".join(lines) + "\n")
+    result, err = resume(p10x6, journal, capsys)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert f"{journal}:{len(lines)}: record refused: it belongs to another run" in err
+
+
+def test_garbage_lines_are_refused_by_line_and_the_rest_kept(p10x6, journal, capsys):
+    lines = lines_of(journal)
+    lines[2:2] = ["{not json", "[1, 2]", '{"id": "0"}']
+    journal.write_text("\n".join(lines) + "\n")
+    result, err = resume(p10x6, journal, capsys)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    for number in (3, 4, 5):
+        assert f"{journal}:{number}: record refused" in err
+    assert result.stats["parallel"]["resumed"] == len(lines) - 4
+
+
+def test_a_damaged_header_refuses_the_journal(p10x6, journal, capsys):
+    lines = lines_of(journal)
+    header = json.loads(lines[0])
+    header["depth"] += 1
+    lines[0] = json.dumps(header)
+    journal.write_text("\n".join(lines) + "\n")
+    with pytest.raises(bench.BenchError, match=r":1: .*damaged"):
+        resume(p10x6, journal, capsys)
