@@ -35,7 +35,7 @@ def add_parsers(sub) -> None:
 def cmd_report(args) -> int:
     """``bench report``: Markdown, HTML or CSV of result files."""
     if args.output is not None:
-        check_output(args.output, "-o")
+        check_output(args.output, "--output-file")
     documents = [(path, results.load(path)) for path in args.results]
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)

@@ -96,9 +96,9 @@ def parse_engines(text: str) -> list[str]:
 def output_path(given: str | None) -> Path:
     """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
     if given is not None:
-        return check_output(given, "-o")
+        return check_output(given, "--output-file")
     path = results.default_path()
-    check_directory(path.parent, "results folder", "give -o FILE elsewhere, or --no-save")
+    check_directory(path.parent, "results folder", "give --output-file FILE elsewhere, or --no-save")
     return path
 
 
