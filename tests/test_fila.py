@@ -95,8 +95,11 @@ def test_counts_equal_dlx_at_every_handoff_point(path, redundancy):
             assert (r.status, r.covers, r.unique, r.total) == (Status.SOLVED, want.covers, want.unique, want.total), (n, nof)
 
 
-@pytest.mark.parametrize("order", ["f", "e", "s", "x", "y", "X", "Y", "xyz", "l@1,2,0", "a@160", "A@30,4.5,2.5", "R",
-                                   "R@0,0,0", "e=11:f=3", "s=10:x=4", "f=12:e=6:s=2", "x=11:y=5:f=2"])
+# y and Y scan 20x3 along its long side: the same check on a tree ten times larger (50 s), so behind the marker
+@pytest.mark.parametrize("order", ["f", "e", "s", "x", pytest.param("y", marks=pytest.mark.slow), "X",
+                                   pytest.param("Y", marks=pytest.mark.slow), "xyz", "l@1,2,0", "a@160",
+                                   "A@30,4.5,2.5", "R", "R@0,0,0", "e=11:f=3", "s=10:x=4", "f=12:e=6:s=2",
+                                   "x=11:y=5:f=2"])
 def test_every_heuristic_counts_the_same_with_and_without_nof(order):
     cover = Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"), redundancy=True)
     results = [FilaEngine().solve(cover, Settings(order=order, fila=12, nof=nof)) for nof in (False, True)]
@@ -115,6 +118,7 @@ def test_heuristics_in_three_dimensions(order):
     assert (r.covers, r.unique, r.total) == (480, 480, 11520)
 
 
+@pytest.mark.slow
 def test_two_word_bitfield_matches_one_word():
     # one-sided 30x3: 90 open cells, so a hand-off before the first piece needs two words
     cover = Cover.from_puzzle(one(DEFS / "pentominoes_1s_30x3.txt"), redundancy=True)

@@ -195,6 +195,7 @@ def test_cluster_cli(dask_cluster, capsys):
     assert (out["SOLUTIONS"], out["UNIQUE"], out["TOTAL"]) == ("2", "2", "8")
 
 
+@pytest.mark.slow  # waits out Dask's connection timeout (20 s)
 def test_unreachable_cluster_is_a_clear_error(capsys):
     pytest.importorskip("distributed")
     assert main(["solve", "-q", "--cluster", "tcp://127.0.0.1:9", str(DEFS / "pentominoes_20x3.txt")]) == 2
