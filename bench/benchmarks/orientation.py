@@ -75,9 +75,10 @@ def run_case(name: str, rounds: int | None) -> tuple[str, bool]:
             results[k] = engine.solve(p.cover, p.settings, Limits())
             times[k].append(results[k].timings["solve"])
     ratios = [a / b for a, b in zip(*times)]
+    machine = machine_facts()
     lines = [f"# Orientation: {file}, FILA untuned, drawn two ways", "",
              f"{rounds} interleaved rounds; search seconds (compile {compile_seconds:.1f} s apart); "
-             f"machine: {machine_facts()['cpu']}, {machine_facts()['cores']} cores, commit {machine_facts()['commit']}.",
+             f"machine: {machine['cpu']}, {machine['cores']} cores, commit {machine['commit']}.",
              "", "| drawing | configuration | median s | min s | max s | covers | unique | total | "
              + " | ".join(COUNTERS) + " |", "|---|---|---|---|---|---|---|---|" + "---|" * len(COUNTERS)]
     for (title, _), p, r, t in zip(drawings, prepared, results, times):
