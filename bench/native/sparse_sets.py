@@ -95,7 +95,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     hand-off, so FILA receives the filtered options; an option a filter
     removes goes out like any other and comes back when the level is undone.
 
-    ``cons`` is a :data:`~bench.native.constraints.ConstraintArgs`, ``path``
+    ``cons`` is a :data:`~bench.native.constraints.ConstraintArgs`, or None
+    when no trigger or filter is on (a specialisation without their code), ``path``
     a :data:`~bench.native.search.PathArgs`.  The first ``base`` levels replay a sub-problem's prefix: level
     L drops the options ``force_ex[force_ex_ptr[L]:force_ex_ptr[L+1]]`` (the
     siblings an identical-piece branch had already tweaked out) and places
@@ -106,21 +107,25 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     level L, and ``est`` accumulates nodes, attempts and complete covers each
     weighted by it, so one call is one unbiased estimate of the tree's size.
     """
-    cfg, opt_par, opt_pstep, par_ok, shape_size = cons.cfg, cons.opt_par, cons.opt_pstep, cons.par_ok, cons.shape_size
-    nb_ptr, nb, counters, par_d, par_s = cons.nb_ptr, cons.nb, cons.counters, cons.par_d, cons.par_s
-    region, vol, stack, counts, reach, mark = cons.region, cons.vol, cons.stack, cons.counts, cons.reach, cons.mark
-    rmark, dec, tstamp, ostamp, tlist, out = cons.rmark, cons.dec, cons.tstamp, cons.ostamp, cons.tlist, cons.out
-    pb_min = cfg[C_PARITY_BT]
-    vb_min = cfg[C_VOLUME_BT]
-    pf_min = cfg[C_PARITY_FILTER]
-    vf_min = cfg[C_VOLUME_FILTER]
-    ff_min = cfg[C_FIT_FILTER]
-    fit_rounds = cfg[C_FIT_ROUNDS]
-    poff = cfg[C_PAR_OFFSET]
+    # cons is None in a search without triggers or filters: numba then prunes every block guarded by
+    # ``cons is not None`` before typing, and this specialisation compiles none of their code (a third of the
+    # kernel's compile time)
+    if cons is not None:
+        cfg, opt_par, opt_pstep, par_ok, shape_size = cons.cfg, cons.opt_par, cons.opt_pstep, cons.par_ok, cons.shape_size
+        nb_ptr, nb, counters, par_d, par_s = cons.nb_ptr, cons.nb, cons.counters, cons.par_d, cons.par_s
+        region, vol, stack, counts, reach, mark = cons.region, cons.vol, cons.stack, cons.counts, cons.reach, cons.mark
+        rmark, dec, tstamp, ostamp, tlist, out = cons.rmark, cons.dec, cons.tstamp, cons.ostamp, cons.tlist, cons.out
+        pb_min = cfg[C_PARITY_BT]
+        vb_min = cfg[C_VOLUME_BT]
+        pf_min = cfg[C_PARITY_FILTER]
+        vf_min = cfg[C_VOLUME_FILTER]
+        ff_min = cfg[C_FIT_FILTER]
+        fit_rounds = cfg[C_FIT_ROUNDS]
+        poff = cfg[C_PAR_OFFSET]
+        track = pb_min > 0 or pf_min > 0
+        checks = track or vb_min > 0 or vf_min > 0 or ff_min > 0
     base, force_opt, force_ex_ptr, force_ex = path.base, path.force_opt, path.force_ex_ptr, path.force_ex
     sample, sprod, est = path.sample, path.sprod, path.est
-    track = pb_min > 0 or pf_min > 0
-    checks = track or vb_min > 0 or vf_min > 0 or ff_min > 0
     n_items = np.uint32(size.shape[0])
     root = n_items
 
@@ -160,13 +165,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
         return x
 
     def placed(level, x, o):
-        # option o, through node x, is the placement at this level: the path
-        # and, for the parity trigger and filter, the next level's state
+        # option o, through node x, is the placement at this level
         node[level] = x
         chosen[level] = o
-        if track:
-            par_d[level + 1] = par_d[level] - opt_par[o]
-            par_s[level + 1] = par_s[level] - opt_pstep[o]
 
     def drop_filtered(m, counted):
         # take the m options a filter returned out of play; their updates are
@@ -395,6 +396,10 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             if sample and level >= base:
                 est[0] += sprod[level]
             remaining = n_pieces - level
+            if cons is not None and track and level > 0:
+                # the parity trigger's and filter's state below the placement that led here
+                par_d[level] = par_d[level - 1] - opt_par[chosen[level - 1]]
+                par_s[level] = par_s[level - 1] - opt_pstep[chosen[level - 1]]
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
                 phase = BACKUP
@@ -405,7 +410,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if status != DONE:
                     break
                 continue
-            if checks:
+            if cons is not None and checks:
                 if backtracks(level, remaining):
                     phase = BACKUP
                     continue

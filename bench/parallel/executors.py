@@ -37,7 +37,7 @@ _payload = None
 def solve_one(payload, prefix: tuple) -> dict:
     """Solve one sub-problem: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters."""
     cover, engine, settings = payload
-    engine.warm_up()
+    engine.warm_up(cover, settings)
     result = engine.solve(cover, replace(settings, prefix=prefix))
     return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
             "stats": result.stats, "seconds": result.timings.get("solve", 0.0)}
