@@ -30,7 +30,7 @@ from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
 from bench.native.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.native.fila_kernel import (F_AVAIL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, TriggerArgs,
                                       fila_search)
-from bench.native.fila_lists import Handoff, Plan, build_handoff, make_plan, words
+from bench.native.fila_lists import Plan, build_handoff, make_plan, words
 from bench.native.search import Search, piece_count
 
 MAX_CELLS = 128
@@ -53,10 +53,10 @@ class FilaRun:
         used = np.unique(plan.fam[1 : self.p0 + 1])
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
-        h = Handoff._make(build_handoff(
+        h = build_handoff(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
-            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box))
+            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box)
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
         self.nonempty, self.ls_base, self.order_cells = h.nonempty, h.ls_base, h.order_cells
