@@ -18,7 +18,7 @@ them); a run needs one or two of them:
 Each is compiled (or loaded from numba's cache) by a tiny search that
 passes the same types as a real one, timed, once per process.  The engines
 name what a cover and its settings need (``warm_up``); a search that meets a
-specialisation nobody predicted (a hand-off with more open cells than
+specialization nobody predicted (a hand-off with more open cells than
 expected) compiles it on the spot, through :func:`ensure` as well, so that
 :func:`spent` lets the search keep compile time out of its solve time.
 """
@@ -44,8 +44,9 @@ def fila_specialization(words: int, triggers: bool) -> str:
 
 def constrained(settings) -> bool:
     """True when ``settings`` turn on a trigger or filter at search nodes (DLX's ``cons``, see :mod:`bench.native.constraints`)."""
-    return any(getattr(settings, name) > 0 for name in
-               ("parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter"))
+    from bench.native.constraints import SETTING_SLOTS
+
+    return any(getattr(settings, name) > 0 for name in SETTING_SLOTS)
 
 
 def triggered(settings) -> bool:
