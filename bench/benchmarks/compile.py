@@ -43,9 +43,7 @@ SOLVES = {
 
 def prerequisites(name: str) -> list[str]:
     """The specializations a specialization's tiny search warms on its way (measured apart)."""
-    if name.startswith("fila"):
-        return ["sets+constraints" if name.endswith("+triggers") else "sets"]
-    return []
+    return ["sets"] if name.startswith("fila") else []
 
 
 def child(name: str) -> dict:

@@ -87,7 +87,7 @@ class FilaRun:
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
         compiled = warmup.spent()
-        warmup.ensure([warmup.fila_specialization(n_words, self.fcons is not None)])
+        warmup.ensure([warmup.fila_specialization(n_words)])
         start += warmup.spent() - compiled
         totals["handoffs"] += 1
         totals["images"] += len(self.img_opt)
@@ -105,11 +105,9 @@ class FilaRun:
         return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
-    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> TriggerArgs | None:
-        """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry (None: no trigger)."""
+    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> TriggerArgs:
+        """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry."""
         cons = search.constraints
-        if not (cons.cfg[C_PARITY_BT] or cons.cfg[C_VOLUME_BT]):
-            return None
         cells = n_local if cons.cfg[C_VOLUME_BT] else 0
         # the region's parity and the monitor state per level, from the hand-off's
         fpar = np.zeros((depth + 1, 2), dtype=np.int64)
@@ -230,7 +228,7 @@ class FilaEngine(Engine):
         """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.native.warmup`)."""
         words = handoff_words(cover, settings.fila)
         return {warmup.search_specialization(warmup.constrained(settings))} | {
-            warmup.fila_specialization(w, warmup.triggered(settings)) for w in words}
+            warmup.fila_specialization(w) for w in words}
 
     def warm_up(self, cover=None, settings: Settings | None = None) -> float:
         """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.

@@ -11,9 +11,9 @@ them); a run needs one or two of them:
     DLX levels, the estimator and the splitter run it too.
 ``bits``
     the option-bitset DLX kernel (:mod:`bench.native.bitset`).
-``fila1``, ``fila2`` (``+triggers``)
-    the FILA kernel on one-word or two-word bitfields, without and with the
-    parity and volume triggers, with the hand-off builder.
+``fila1``, ``fila2``
+    the FILA kernel on one-word or two-word bitfields, with the hand-off
+    builder.
 
 Each is compiled (or loaded from numba's cache) by a tiny search that
 passes the same types as a real one, timed, once per process.  The engines
@@ -37,9 +37,9 @@ def search_specialization(constraints_active: bool) -> str:
     return "sets+constraints" if constraints_active else "sets"
 
 
-def fila_specialization(words: int, triggers: bool) -> str:
-    """The FILA specialization for bitfields of ``words`` words, with (or without) the triggers."""
-    return f"fila{words}" + ("+triggers" if triggers else "")
+def fila_specialization(words: int) -> str:
+    """The FILA specialization for bitfields of ``words`` words."""
+    return f"fila{words}"
 
 
 def constrained(settings) -> bool:
@@ -47,11 +47,6 @@ def constrained(settings) -> bool:
     from bench.native.constraints import SETTING_SLOTS
 
     return any(getattr(settings, name) > 0 for name in SETTING_SLOTS)
-
-
-def triggered(settings) -> bool:
-    """True when ``settings`` turn on FILA's parity or volume trigger."""
-    return settings.parity_backtrack > 0 or settings.volume_backtrack > 0
 
 
 # -- the tiny searches -------------------------------------------------------------------------
@@ -74,7 +69,6 @@ def _dominoes(x: int):
 
 
 _ALL_CONSTRAINTS = dict(parity_backtrack=1, volume_backtrack=1, parity_filter=1, volume_filter=1, fit_filter=1)
-_TRIGGERS = dict(parity_backtrack=1, volume_backtrack=1)
 
 
 def _sets(**constraints) -> Callable[[], None]:
@@ -93,13 +87,13 @@ def _bits() -> None:
     BitsetSearch(_tiny(), Settings(), Limits()).run()
 
 
-def _fila(x: int, **triggers) -> Callable[[], None]:
+def _fila(x: int) -> Callable[[], None]:
     def run():
         from bench.engines.protocol import Limits, Settings
         from bench.native.fila import resolve, run_pipeline
 
         cover = _dominoes(x)
-        run_pipeline(cover, resolve(cover, Settings(order="e", fila=x - 1, **triggers)), Limits(max_solutions=1))
+        run_pipeline(cover, resolve(cover, Settings(order="e", fila=x - 1)), Limits(max_solutions=1))
     return run
 
 
@@ -108,9 +102,7 @@ SPECIALIZATIONS: dict[str, Callable[[], None]] = {
     "sets+constraints": _sets(**_ALL_CONSTRAINTS),
     "bits": _bits,
     "fila1": _fila(4),
-    "fila1+triggers": _fila(4, **_TRIGGERS),
     "fila2": _fila(66),
-    "fila2+triggers": _fila(66, **_TRIGGERS),
 }
 """Every specialization by name, with the tiny search that compiles (or loads) it."""
 
