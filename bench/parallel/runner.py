@@ -42,6 +42,10 @@ FIRST_SHARE = 0.5
 """Estimated share of a cluster run sent first, largest sub-problems one per task, to time the engine on the workers."""
 MIN_PARALLEL_NODES = 2_000_000
 """Estimated DLX nodes below which an automatic run stays in one process (a few seconds at most)."""
+INEXACT_COUNTERS = ("NODES", "UPDATES", "DEAD_ENDS", "ATTEMPTS*", "FITS*", "NO_FITS_TOTAL", "LIST_UPDATES*", "FILA_*",
+                    "PARITY_*", "VOLUME_*", "FIT_FILTER*")
+"""The ``--info`` counters (glob patterns) that differ from one search's when the split cuts below FILA's
+hand-off (:func:`exact_depth` says why): every counter of the search itself; covers, unique and total add up."""
 
 
 @dataclass(frozen=True)
@@ -449,6 +453,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                          "depth": depth, "resumed": resumed, "refused": len(journal.refused) if journal else 0,
                          "errors": len(errors),
                          "exact_statistics": "true" if exact is None or cut <= exact else "false",
+                         "inexact_counters": "" if exact is None or cut <= exact else ",".join(INEXACT_COUNTERS),
                          "journal": str(journal.path) if journal else ""}
     if dispatch is not None:
         tasks = report.get("tasks", 0)
