@@ -28,9 +28,7 @@ from bench.errors import UsageError
 from bench.files import writable_directory
 from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
-from bench.parallel import executors
 from bench.parallel.journal import Journal
-from bench.parallel.progress import Progress
 from bench.models.tuning import GROWTH_EXPONENT
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
 
@@ -246,6 +244,8 @@ def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, ke
     while len(first) < len(todo) and (len(first) < 2 * workers or load < FIRST_SHARE * total):
         load += weights.get(todo[len(first)].ident, 0.0)
         first.append(todo[len(first)])
+    from bench.parallel import executors
+
     rest = todo[len(first):]
     queue = executors.ClusterQueue(client, payload, key)
     tasks = len(first)
@@ -315,16 +315,24 @@ def status_lines(finished, n_subproblems: int, seconds: float) -> list[str]:
 
 
 def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None) -> Result:
-    """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster."""
+    """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster.
+
+    The kernels are loaded here, before the workers are forked, so they
+    start warm: loading them in each worker while the parent splits saves
+    nothing on two cores (three processes share them then) and costs CPU.
+    """
     reason = splittable(engine, settings, limits)
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
-    # the kernels are loaded before the workers are forked, so they start warm: loading them in each worker
-    # instead, as the split goes on, saves no time on two cores (three processes then share them) and costs CPU
     compile_seconds = engine.warm_up()
     settings = engine.resolve(cover, settings)
     key = run_key(cover, engine, settings, options.depth)
-    client = executors.connect(options.cluster) if options.cluster else None
+    if options.cluster:
+        from bench.parallel import executors
+
+        client = executors.connect(options.cluster)
+    else:
+        client = None
     try:
         return _solve(cover, engine, settings, options, limits, key, client, compile_seconds)
     finally:
@@ -335,6 +343,10 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
            compile_seconds: float) -> Result:
     """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
+    # imported here: a solve in one process needs neither worker pools nor the progress bar (20 ms of imports)
+    from bench.parallel import executors
+    from bench.parallel.progress import Progress
+
     timings = {"compile": compile_seconds}
     workers = options.workers
     dispatch = None
