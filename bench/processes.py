@@ -38,9 +38,9 @@ def exit_now(status: int) -> None:
     The interpreter's own tear-down frees every object one by one (numba's
     and LLVM's a hundred thousand of them, whose memory the kernel reclaims
     at once anyway): 0.07 s of every run on an idle machine, 0.2 s on a
-    busy one, a serial cost that also halves what a second core can gain
-    on a short solve.  Files ``bench`` writes are closed (or fsynced) where
-    they are written, never left to the tear-down.
+    busy one, serial time that no second core can share.  Files ``bench``
+    writes are closed (or fsynced) where they are written, never left to
+    the tear-down.
     """
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):

@@ -26,10 +26,10 @@ from bench import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
 from bench.files import writable_directory
+from bench.models.tuning import GROWTH_EXPONENT
 from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
 from bench.parallel.journal import Journal
-from bench.models.tuning import GROWTH_EXPONENT
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
 
 SUBPROBLEMS_PER_WORKER = 6
