@@ -39,7 +39,7 @@ def solve_one(payload, prefix: tuple) -> dict:
 
     ``timeline`` (never journaled) says where and when it ran: the process,
     its :func:`time.perf_counter` at the start and the end (one clock for
-    every process of a machine) and the search's set-up seconds.
+    every process of a machine) and FILA's set-up seconds.
     """
     started = time.perf_counter()
     cover, engine, settings = payload
@@ -48,7 +48,6 @@ def solve_one(payload, prefix: tuple) -> dict:
     return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
             "stats": result.stats, "seconds": result.timings.get("solve", 0.0),
             "timeline": {"pid": os.getpid(), "started": started, "ended": time.perf_counter(),
-                         "setup": result.timings.get("setup", 0.0),
                          "fila_setup": result.timings.get("fila_setup", 0.0)}}
 
 

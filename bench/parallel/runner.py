@@ -282,17 +282,19 @@ def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, ke
 
 
 def worker_timings(timelines: list[dict], start: float, workers: int, local: bool) -> dict[str, float]:
-    """Seconds the workers spent and lost: setting searches up, starting, idle at the end.
+    """Seconds the workers spent and lost: FILA's set-ups, starting, idle at the end.
 
-    ``setup`` and ``fila_setup`` add up the sub-problems' (CPU seconds over
-    every worker).  On local workers (one clock), ``workers_start`` is the
-    time from the dispatch to the first sub-problem's start, and
-    ``idle_tail`` the mean time a worker waited at the end for the others
-    to finish, a worker that got nothing to do counting as idle all along.
+    ``fila_setup`` adds up the sub-problems' hand-offs (CPU seconds over
+    every worker, within the solve as in one process; their DLX set-ups
+    are within it too, so they are no ``setup``).  On local workers (one
+    clock), ``workers_start`` is the time from the dispatch to the first
+    sub-problem's start, and ``idle_tail`` the mean time a worker waited
+    at the end for the others to finish, a worker that got nothing to do
+    counting as idle all along.
     """
     if not timelines:
         return {}
-    out = {"setup": sum(t["setup"] for t in timelines), "fila_setup": sum(t["fila_setup"] for t in timelines)}
+    out = {"fila_setup": sum(t["fila_setup"] for t in timelines)}
     if not local:
         return out
     end = max(t["ended"] for t in timelines)
