@@ -106,6 +106,20 @@ def test_every_counter_info_prints_adds_up_over_two_workers(engine, capsys, tmp_
     assert _counters(split) == counters
 
 
+def test_worker_timings_measure_the_start_and_the_idle_tail():
+    from bench.parallel.runner import worker_timings
+
+    # worker 1 ends at 10 s, worker 2 at 9 s; dispatched at 0 s, the first sub-problem started at 0.25 s
+    timelines = [{"pid": 1, "started": 0.25, "ended": 6.0, "fila_setup": 0.5},
+                 {"pid": 2, "started": 0.5, "ended": 9.0, "fila_setup": 0.25},
+                 {"pid": 1, "started": 6.0, "ended": 10.0, "fila_setup": 0.25}]
+    assert worker_timings(timelines, 0.0, 2, local=True) == {"fila_setup": 1.0, "workers_start": 0.25,
+                                                              "idle_tail": 0.5}
+    # a third worker that got nothing waited all along; on a cluster the clocks differ, so only sums are kept
+    assert worker_timings(timelines, 0.0, 3, local=True)["idle_tail"] == (1.0 + 10.0) / 3
+    assert worker_timings(timelines, 0.0, 2, local=False) == {"fila_setup": 1.0}
+
+
 def test_a_deeper_split_names_the_counters_that_do_not_add_up(capsys, tmp_path):
     puzzle = str(DEFS / "pentominoes_10x6.txt")
     single = _counters(_info(["-e", "fila", puzzle, "-w", "1"], capsys))
