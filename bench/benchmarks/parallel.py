@@ -199,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", default="results")
     args = parser.parse_args(argv)
     status = 0
-    for name in args.cases or ["tetriscube", "onesided18x5"]:
+    # the one-sided 18x5 takes minutes a round: on request only
+    for name in args.cases or ["tetriscube"]:
         status = max(status, run_case(name, args.workers, args.cluster, args.rounds, Path(args.results),
                                       in_process=not args.whole_only))
     return status
