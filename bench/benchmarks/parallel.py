@@ -103,6 +103,8 @@ def _round(value, digits: int):
 def run_case(name: str, workers: int, cluster: bool, rounds: int, out: Path, in_process: bool = True) -> int:
     """Time one case (whole processes, then in this process unless ``in_process`` is False); writes its report."""
     path, redundancy, engine_name = CASES[name]
+    # the load average says how far the machine was from idle: other processes take the second core first
+    load_before = os.getloadavg()[0]
     whole = whole_process(path, engine_name, workers, rounds)
     [puzzle] = bench.load(path)
     cover = prepare(puzzle, Request(redundancy=redundancy_argument(redundancy))).cover
@@ -147,6 +149,7 @@ def run_case(name: str, workers: int, cluster: bool, rounds: int, out: Path, in_
         r["speedup"] = round(base / r["seconds"], 2) if r["seconds"] else ""
     doc = {"case": name, "puzzle": path, "redundancy": redundancy, "engine": engine_name, "workers": workers,
            "rounds": rounds, "whole_process": whole,
+           "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
            "machine": f"{platform.processor() or platform.machine()}, {len(__import__('os').sched_getaffinity(0))} cores, "
                       f"Python {platform.python_version()}", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
            "counts_agree": agree, "rows": rows}
@@ -162,7 +165,8 @@ def markdown(doc: dict) -> str:
     keys = ["run", "status", "covers", "unique", "total", "seconds", "speedup", "nodes", "fits", "subproblems", "depth",
             "split_s", "worker_compile_s", "tasks", "dispatch_s_per_task", "dispatch_share", "all_seconds"]
     lines = [f"# Parallel speed-up: {doc['puzzle']} ({doc['engine']})", "",
-             f"- Machine: {doc['machine']}; {doc['date']}",
+             f"- Machine: {doc['machine']}; {doc['date']}; load average {doc['load_average'][0]} before, "
+             f"{doc['load_average'][1]} after (an idle machine: under 0.2)",
              f"- Counts agree (with each other and expected.toml): {'yes' if doc['counts_agree'] else 'NO'}",
              f"- Rerun: `python -m bench.benchmarks.parallel {doc['case']} --workers {doc['workers']} "
              f"--rounds {doc['rounds']}`", "",
