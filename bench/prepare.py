@@ -17,7 +17,6 @@ from dataclasses import dataclass, replace
 from bench.engines.protocol import Engine, Filtered, Settings
 from bench.errors import UsageError
 from bench.models.cover import Cover
-from bench.models.filters import apply_one_shot
 from bench.models.resources import DEFAULT_MAX_MEMORY, check_memory
 
 
@@ -117,10 +116,14 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) 
     start = time.perf_counter()
     cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy, method=request.redundancy_method or "orientation")
     timings = {"encode": time.perf_counter() - start}
-    start = time.perf_counter()
     options_before = cover.n_options
-    cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
-    if counters:
+    counters: dict = {}
+    if request.volume or request.parity or request.fit_rounds is not None:
+        # the filters' kernels import numba: only when a filter is asked for
+        from bench.models.filters import apply_one_shot
+
+        start = time.perf_counter()
+        cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
         timings["filter"] = time.perf_counter() - start
     settings = request.settings
     if request.redundancy_first:
