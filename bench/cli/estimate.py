@@ -18,14 +18,11 @@ import time
 from dataclasses import replace
 
 from bench.cli.facts import escape
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
 from bench.cli.options import (add_filter_arguments, add_memory_argument, add_redundancy_arguments,
                                in_search_settings, request_from)
 from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError
-from bench.native.sampling import estimate_tree
-from bench.prepare import prepare
 
 
 def add_parser(sub) -> None:
@@ -54,6 +51,10 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
+    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+    from bench.native.sampling import estimate_tree
+    from bench.prepare import prepare
+
     request = request_from(args, Settings(order=args.order, **in_search_settings(args)))
     errors: list[str] = []
     documents = []

@@ -16,10 +16,9 @@ second and with next to no memory.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-
-import numpy as np
 
 from bench.errors import DefinitionError, UsageError
 
@@ -72,20 +71,21 @@ def parse_size(text: str) -> int:
     """
     match = _SIZE.match(text)
     value = float(match.group(1)) * _UNITS[match.group(2).upper()] if match else 0.0
-    if not match or not np.isfinite(value) or value < 1:
+    if not match or not math.isfinite(value) or value < 1:
         raise UsageError(f"{OPTION} {text!r}: expected a size such as 4G, 512M or a number of bytes")
     return int(value)
 
 
 def estimate(puzzle, fit_filter: bool = False) -> Estimate:
     """Upper bounds of the large arrays ``puzzle`` will need, from its box and shapes (nothing is built)."""
-    grid = np.array(puzzle.grid_dims, dtype=np.int64)
-    moving = puzzle.lattice.translation_axes.astype(bool)
+    grid = [int(g) for g in puzzle.grid_dims]
+    moving = [bool(m) for m in puzzle.lattice.translation_axes]
     images = entries = widest = 0
     for shape in puzzle.shapes:
         for cells in shape.orientations:
             extent = cells.max(axis=0) - cells.min(axis=0) + 1
-            positions = int(np.prod(np.where(moving, np.maximum(grid - extent + 1, 0), 1)))
+            # Python integers: a huge box must not wrap around in int64 and pass the check
+            positions = math.prod(max(g - int(e) + 1, 0) if m else 1 for g, e, m in zip(grid, extent, moving))
             images += positions
             entries += positions * shape.size
             widest = max(widest, positions * shape.size)
