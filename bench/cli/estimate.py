@@ -18,8 +18,8 @@ import time
 from dataclasses import replace
 
 from bench.cli.facts import escape
-from bench.cli.options import (add_filter_arguments, add_memory_argument, add_redundancy_arguments,
-                               in_search_settings, request_from)
+from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument,
+                               add_redundancy_arguments, in_search_settings, request_from)
 from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError
@@ -34,6 +34,7 @@ def add_parser(sub) -> None:
     add_redundancy_arguments(p, default=None)
     add_filter_arguments(p)
     add_memory_argument(p)
+    add_cache_argument(p)
     p.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
                    help="ordering heuristics, as in bench solve (default s)")
     p.add_argument("--trials", type=integer(1, what="a number of paths"), default=1000, metavar="T",
@@ -61,7 +62,7 @@ def run(args) -> int:
     for path in definition_files(args.files):
         for puzzle, _ in load_puzzles(path, errors):
             try:
-                prepared = prepare(puzzle, request)
+                prepared = prepare(puzzle, request, cache=args.cache)
                 cover, settings = prepared.cover, prepared.settings
                 start = time.perf_counter()
                 estimates = [estimate_tree(cover, settings, args.trials, args.seed + k, args.goal)

@@ -141,6 +141,13 @@ def add_memory_argument(parser) -> None:
                              f"{format_size(DEFAULT_MAX_MEMORY)}), before anything large is allocated")
 
 
+def add_cache_argument(parser) -> None:
+    """``--no-cache``: encode afresh, without the cover cache (:mod:`bench.cover_cache`)."""
+    parser.add_argument("--no-cache", dest="cache", action="store_false",
+                        help="encode the puzzle afresh: neither read nor write the cover cache in the user's cache "
+                             "directory (BENCH_NO_CACHE=1 does the same)")
+
+
 def _size(text: str) -> int:
     try:
         return parse_size(text)

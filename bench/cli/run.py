@@ -21,9 +21,9 @@ from pathlib import Path
 
 from bench import signals
 from bench.bundled import DEFS
-from bench.cli.options import (add_filter_arguments, add_memory_argument, add_mirror_argument, add_moved_o,
-                               add_parallel_arguments, add_redundancy_arguments, engine_list, parallel_options,
-                               request_from)
+from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
+                               add_moved_o, add_parallel_arguments, add_redundancy_arguments, engine_list,
+                               parallel_options, request_from)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.engines import ENGINES, get_engine
@@ -59,6 +59,7 @@ def add_parser(sub) -> None:
     add_filter_arguments(p, in_search=False)
     add_mirror_argument(p)
     add_memory_argument(p)
+    add_cache_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
@@ -169,7 +170,7 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
-                    prepared = prepare(puzzle, request)
+                    prepared = prepare(puzzle, request, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)

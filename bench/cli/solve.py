@@ -16,8 +16,9 @@ from __future__ import annotations
 import argparse
 
 from bench import __version__
-from bench.cli.options import (add_drawing_arguments, add_filter_arguments, add_memory_argument, add_mirror_argument,
-                               add_parallel_arguments, add_redundancy_arguments, in_search_settings, sample_spec)
+from bench.cli.options import (add_cache_argument, add_drawing_arguments, add_filter_arguments, add_memory_argument,
+                               add_mirror_argument, add_parallel_arguments, add_redundancy_arguments,
+                               in_search_settings, sample_spec)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.syntax import OptionalValue, Switch
 from bench.cli.values import definition_path, integer, output_file, seconds, word
@@ -126,6 +127,7 @@ def add_parser(sub) -> None:
     limits.add_argument("--time-limit", type=seconds, metavar="SECONDS",
                         help="stop after this much solve time (exit status 3)")
     add_memory_argument(limits)
+    add_cache_argument(limits)
 
     parallel = _group(p, "parallel", "Splitting the search over processes or machines, with a checkpoint journal.",
                       "parallel")

@@ -139,7 +139,7 @@ def run(args) -> int:
     for path in definition_files(args.files):
         for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
-                prepared = prepare(puzzle, request, engine)
+                prepared = prepare(puzzle, request, engine, cache=args.cache)
             except BenchError as exc:
                 errors.append(puzzle_error(puzzle, exc))
                 continue
@@ -151,8 +151,12 @@ def run(args) -> int:
                 continue
             config = configuration(args, prepared, engine.name)
             reasons = unsolvable_reasons(cover)
-            facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, **prepared.timings}, reasons)
-            facts.update(filter_counters)
+            facts = None
+            if args.info or args.json:
+                # the facts need the puzzle's images and group, which a cover read from the cache spares
+                facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, **prepared.timings}, reasons)
+                facts.update(filter_counters)
+                facts["COVER_CACHE"] = prepared.cache
             started = time.time()
             if args.info and not args.json:
                 print("\n".join(header_lines(started)))
