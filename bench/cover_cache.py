@@ -144,12 +144,19 @@ def _checksum(meta: dict, arrays: dict) -> str:
 
 @dataclass(frozen=True)
 class Hit:
-    """A cover read back: the request as the engine configured it, the filtered cover and the filters' record."""
+    """A cover read back and what came with it.
+
+    ``request`` is the request as the engine configured it, ``cover`` the
+    filtered cover, ``options_before`` and ``counters`` the one-shot
+    filters' record and ``reasons`` the static proofs that the puzzle has no
+    solution (:func:`~bench.models.diagnose.unsolvable_reasons`).
+    """
 
     request: object
     cover: Cover
     options_before: int
     counters: dict
+    reasons: tuple[str, ...]
 
 
 def load(key: str, puzzle, request) -> Hit | None:
@@ -197,10 +204,14 @@ def _rebuild(key: str, meta: dict, arrays: dict, puzzle, request) -> Hit | None:
     cover.validate()
     configured = _apply(request, meta["request"])
     configured = replace(configured, settings=_apply(configured.settings, meta["settings"]))
-    return Hit(configured, cover, int(meta["options_before"]), dict(meta["counters"]))
+    reasons = meta["reasons"]
+    if not all(isinstance(r, str) for r in reasons):
+        return None
+    return Hit(configured, cover, int(meta["options_before"]), dict(meta["counters"]), tuple(reasons))
 
 
-def store(key: str, request, configured, cover: Cover, options_before: int, counters: dict) -> bool:
+def store(key: str, request, configured, cover: Cover, options_before: int, counters: dict,
+          reasons: tuple[str, ...]) -> bool:
     """Write the entry ``key``; returns False when it cannot be stored (the caller goes on without it)."""
     changes = _changes(request, replace(configured, settings=request.settings))
     settings = _changes(request.settings, configured.settings)
@@ -216,7 +227,7 @@ def store(key: str, request, configured, cover: Cover, options_before: int, coun
     arrays = {name: np.ascontiguousarray(a, dtype=_DTYPES[name]) for name, a in arrays.items()}
     meta = {"format": FORMAT, "key": key, "n_cells": cover.n_cells, "item_names": list(cover.item_names),
             "group": list(sym.names), "request": changes, "settings": settings, "counters": counters,
-            "options_before": options_before,
+            "options_before": options_before, "reasons": list(reasons),
             "redundancy": None if red is None else {
                 "shape": red.shape, "piece": red.piece, "images": red.images, "subgroup_order": red.subgroup_order,
                 "score": red.score, "always_used": red.always_used, "method": red.method}}

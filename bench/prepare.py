@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from bench import cover_cache
 from bench.engines.protocol import Engine, Filtered, Settings
@@ -68,7 +69,8 @@ class Prepared:
     seconds (on a cache hit, ``encode`` is the time to read the entry), and
     ``cache`` says where the cover came from: ``hit`` (the cover cache),
     ``stored`` (encoded, and stored there), ``unwritable`` (encoded, the
-    entry could not be written) or ``off`` (encoded, no cache).
+    entry could not be written) or ``off`` (encoded, no cache);
+    ``known_reasons`` are :attr:`reasons` when the cache held or stored them.
     """
 
     puzzle: object
@@ -78,6 +80,20 @@ class Prepared:
     filters: dict
     timings: dict
     cache: str = "off"
+    known_reasons: tuple[str, ...] | None = None
+
+    @cached_property
+    def reasons(self) -> list[str]:
+        """Every static proof that the puzzle has no solution (:func:`~bench.models.diagnose.unsolvable_reasons`).
+
+        Read from the cover cache on a hit (the proof needs the puzzle's
+        images, which a hit spares), computed on first use otherwise.
+        """
+        if self.known_reasons is not None:
+            return list(self.known_reasons)
+        from bench.models.diagnose import unsolvable_reasons
+
+        return unsolvable_reasons(self.cover)
 
 
 def redundancy_argument(value: str | None):
@@ -125,6 +141,7 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
     state = "off"
     if hit is not None:
         request, cover, options_before, counters = hit.request, hit.cover, hit.options_before, hit.counters
+        reasons = hit.reasons
         timings = {"encode": time.perf_counter() - start}
         state = "hit"
     else:
@@ -143,12 +160,18 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
             start = time.perf_counter()
             cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
             timings["filter"] = time.perf_counter() - start
+        reasons = None
         if key is not None:
-            state = "stored" if cover_cache.store(key, asked, request, cover, options_before, counters) else "unwritable"
+            from bench.models.diagnose import unsolvable_reasons
+
+            # the images the proof needs are there now, not after a hit
+            reasons = tuple(unsolvable_reasons(cover))
+            state = "stored" if cover_cache.store(key, asked, request, cover, options_before, counters,
+                                                  reasons) else "unwritable"
     settings = request.settings
     if request.redundancy_first:
         settings = replace(settings, first_item=first_item(cover))
     if engine is not None:
         engine.check(settings)
         settings = engine.resolve(cover, settings, Filtered(options_before, counters))
-    return Prepared(puzzle, cover, settings, request, counters, timings, state)
+    return Prepared(puzzle, cover, settings, request, counters, timings, state, reasons)

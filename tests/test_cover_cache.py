@@ -45,6 +45,7 @@ def _same(a, b) -> None:
     assert a.request == b.request
     assert a.settings == b.settings
     assert a.filters == b.filters
+    assert a.reasons == b.reasons
 
 
 @pytest.mark.parametrize("name, request_", [
@@ -61,6 +62,16 @@ def test_a_hit_is_the_cover_prepare_builds(name, request_):
     _same(fresh, hit)
     [puzzle] = bench.load(DEFS / name)
     _same(prepare(puzzle, request_, get_engine("fila")), hit)
+
+
+def test_a_static_proof_comes_back_with_the_cover():
+    [puzzle, *_] = bench.load(DEFS / "hexominoes_rectangles.txt")
+    fresh = prepare(puzzle, Request(), cache=True)
+    [puzzle, *_] = bench.load(DEFS / "hexominoes_rectangles.txt")
+    hit = prepare(puzzle, Request(), cache=True)
+    assert (fresh.cache, hit.cache) == ("stored", "hit")
+    assert hit.reasons == fresh.reasons and "parity" in hit.reasons[0]
+    assert "images" not in vars(puzzle)
 
 
 def test_every_option_that_changes_the_cover_changes_the_key():

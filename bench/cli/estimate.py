@@ -11,10 +11,8 @@ true node count.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
-
 from dataclasses import replace
 
 from bench.cli.facts import escape
@@ -88,6 +86,8 @@ def run(args) -> int:
 
 def summary(name: str, estimates: list, seconds: float, true: dict | None) -> dict:
     """The KEY=value lines of one puzzle: median and range of the estimates, and the check."""
+    import statistics
+
     nodes = [e.nodes for e in estimates]
     doc = {"PUZZLE": name, "TRIALS": estimates[0].trials, "ESTIMATES": len(estimates),
            "ESTIMATE_NODES": round(statistics.median(nodes)),

@@ -123,7 +123,6 @@ def cmd_run(args) -> int:
     from bench.comparison.results import puzzle_entry
     from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
     from bench.comparison.validation import INPUT, input_problems, validate
-    from bench.models.diagnose import unsolvable_reasons
     from bench.models.expected import expected_for
     from bench.prepare import prepare
 
@@ -180,7 +179,7 @@ def cmd_run(args) -> int:
                 entry["filters"] = prepared.filters
                 document["puzzles"].append(entry)
                 say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
-                reasons = [] if args.no_static_check else unsolvable_reasons(cover)
+                reasons = [] if args.no_static_check else prepared.reasons
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
                     progress.done(len(specs) * args.rounds)

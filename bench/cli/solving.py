@@ -20,7 +20,6 @@ from bench.cli.progress import SolveProgress, watching
 from bench.cli.solve import engine_name, settings_from, tuned
 from bench.engines import Limits, Result, Status, get_engine
 from bench.errors import BenchError, UsageError
-from bench.models.diagnose import unsolvable_reasons
 from bench.native.sampling import estimate_tree
 from bench.parallel.runner import solve_maybe_parallel
 from bench.prepare import prepare
@@ -150,7 +149,7 @@ def run(args) -> int:
                               f"expected a goal from 0 to {max(n_pieces - 1, 0)}")
                 continue
             config = configuration(args, prepared, engine.name)
-            reasons = unsolvable_reasons(cover)
+            reasons = prepared.reasons
             facts = None
             if args.info or args.json:
                 # the facts need the puzzle's images and group, which a cover read from the cache spares
