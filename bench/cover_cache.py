@@ -36,6 +36,7 @@ import json
 import os
 from dataclasses import dataclass, fields, replace
 from functools import lru_cache
+from importlib import import_module
 from pathlib import Path
 
 import numpy as np
@@ -114,24 +115,44 @@ def cache_key(puzzle, request, engine) -> str | None:
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
 
 
-def _changes(before, after) -> dict | None:
-    """The fields of a frozen dataclass that differ between ``before`` and ``after``, when all are scalars."""
-    out = {}
-    for f in fields(before):
-        old, new = getattr(before, f.name), getattr(after, f.name)
-        if old != new:
-            if not isinstance(new, _SCALARS):
-                return None
-            out[f.name] = new
-    return out
+def _stored(value):
+    """``value`` as the entry keeps it: a scalar, or an object of the package that round-trips through JSON.
+
+    An engine's configuration may record what it chose in the request
+    (an object with ``to_json()`` whose class has ``from_json()``).
+    Raises TypeError for anything else.
+    """
+    if isinstance(value, _SCALARS):
+        return value
+    cls = type(value)
+    if cls.__module__.startswith("bench.") and hasattr(value, "to_json") and hasattr(cls, "from_json"):
+        return {"object": f"{cls.__module__}:{cls.__qualname__}", "json": value.to_json()}
+    raise TypeError(f"{cls.__name__} cannot be stored")
 
 
-def _apply(value, changes):
-    names = {f.name: type(getattr(value, f.name)) for f in fields(value)}
-    for name, new in changes.items():
-        if name not in names or not isinstance(new, _SCALARS):
-            raise ValueError(f"unknown or unusable field {name!r}")
-    return replace(value, **changes)
+def _restored(value):
+    """The inverse of :func:`_stored`; only classes of this package with ``from_json`` are rebuilt."""
+    if isinstance(value, dict):
+        module, _, name = value["object"].partition(":")
+        if not module.startswith("bench."):
+            raise ValueError(f"refusing to rebuild {value['object']!r}")
+        return getattr(import_module(module), name).from_json(value["json"])
+    if not isinstance(value, _SCALARS):
+        raise ValueError(f"unusable value {value!r}")
+    return value
+
+
+def _changes(before, after) -> dict:
+    """The fields of a frozen dataclass that differ between ``before`` and ``after``, as stored (:func:`_stored`)."""
+    return {f.name: _stored(getattr(after, f.name)) for f in fields(before)
+            if getattr(before, f.name) != getattr(after, f.name)}
+
+
+def _apply(value, changes: dict):
+    names = {f.name for f in fields(value)}
+    if not set(changes) <= names:
+        raise ValueError(f"unknown fields {sorted(set(changes) - names)}")
+    return replace(value, **{name: _restored(new) for name, new in changes.items()})
 
 
 def _checksum(meta: dict, arrays: dict) -> str:
@@ -211,12 +232,20 @@ def _rebuild(key: str, meta: dict, arrays: dict, puzzle, request) -> Hit | None:
 
 
 def store(key: str, request, configured, cover: Cover, options_before: int, counters: dict,
-          reasons: tuple[str, ...]) -> bool:
-    """Write the entry ``key``; returns False when it cannot be stored (the caller goes on without it)."""
-    changes = _changes(request, replace(configured, settings=request.settings))
-    settings = _changes(request.settings, configured.settings)
-    if cover.opt_image is None or changes is None or settings is None or not all(isinstance(v, _SCALARS) for v in counters.values()):
-        return False
+          reasons: tuple[str, ...]) -> str:
+    """Write the entry ``key``; the caller goes on without it when it cannot be stored.
+
+    Returns ``stored``, ``unwritable`` (the folder or the file cannot be
+    written) or ``uncacheable`` (the configured request holds a value the
+    entry cannot keep, see :func:`_stored`).
+    """
+    try:
+        changes = _changes(request, replace(configured, settings=request.settings))
+        settings = _changes(request.settings, configured.settings)
+    except TypeError:
+        return "uncacheable"
+    if cover.opt_image is None or not all(isinstance(v, _SCALARS) for v in counters.values()):
+        return "uncacheable"
     red = cover.redundancy
     sym = cover.symmetry
     arrays = {"opt_ptr": cover.opt_ptr, "opt_items": cover.opt_items, "item_lo": cover.item_lo,
@@ -238,9 +267,9 @@ def store(key: str, request, configured, cover: Cover, options_before: int, coun
     try:
         write_atomic(folder / f"{key}.npz", buffer.getvalue(), "cover cache entry")
     except (BenchError, OSError):
-        return False
+        return "unwritable"
     evict(folder)
-    return True
+    return "stored"
 
 
 def evict(folder: Path, limit: int = MAX_BYTES) -> None:

@@ -69,7 +69,9 @@ class Prepared:
     seconds (on a cache hit, ``encode`` is the time to read the entry), and
     ``cache`` says where the cover came from: ``hit`` (the cover cache),
     ``stored`` (encoded, and stored there), ``unwritable`` (encoded, the
-    entry could not be written) or ``off`` (encoded, no cache);
+    entry could not be written), ``uncacheable`` (encoded, the engine's
+    configuration holds what an entry cannot keep) or ``off`` (encoded, no
+    cache);
     ``known_reasons`` are :attr:`reasons` when the cache held or stored them.
     """
 
@@ -166,8 +168,7 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
 
             # the images the proof needs are there now, not after a hit
             reasons = tuple(unsolvable_reasons(cover))
-            state = "stored" if cover_cache.store(key, asked, request, cover, options_before, counters,
-                                                  reasons) else "unwritable"
+            state = cover_cache.store(key, asked, request, cover, options_before, counters, reasons)
     settings = request.settings
     if request.redundancy_first:
         settings = replace(settings, first_item=first_item(cover))

@@ -6,6 +6,9 @@ import io
 import json
 import os
 import shutil
+import sys
+import types
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
@@ -14,6 +17,7 @@ import bench
 from bench import cover_cache
 from bench.cli import main
 from bench.engines import get_engine
+from bench.native.fila import FilaEngine
 from bench.prepare import Request, prepare
 from conftest import DEFS
 
@@ -192,3 +196,42 @@ def test_eviction_keeps_the_most_recently_used_entries(tmp_path):
         os.utime(path, (k, k))
     cover_cache.evict(tmp_path, limit=2500)
     assert sorted(p.name for p in tmp_path.glob("*.npz")) == ["3.npz", "4.npz"]
+
+
+def test_an_engine_choice_that_round_trips_through_json_is_kept(monkeypatch):
+    module = types.ModuleType("bench.fake_choice")
+
+    @dataclass(frozen=True)
+    class Choice:
+        piece: str
+
+        def to_json(self):
+            return {"piece": self.piece}
+
+        @classmethod
+        def from_json(cls, data):
+            return cls(data["piece"])
+
+    Choice.__module__, Choice.__qualname__ = module.__name__, "Choice"
+    module.Choice = Choice
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    assert cover_cache._restored(json.loads(json.dumps(cover_cache._stored(Choice("X"))))) == Choice("X")
+    with pytest.raises(TypeError):
+        cover_cache._stored(object())
+    with pytest.raises(ValueError):
+        cover_cache._restored({"object": "os:system", "json": "echo"})
+
+
+class _PrefixEngine(FilaEngine):
+    """Configures what an entry cannot keep (a tuple in the settings)."""
+
+    def configure(self, puzzle, request):
+        return replace(request, settings=replace(request.settings, prefix=((0, ()),)))
+
+
+def test_a_configuration_an_entry_cannot_keep_is_encoded_every_time():
+    [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
+    for _ in range(2):
+        prepared = prepare(puzzle, Request(), _PrefixEngine(), cache=True)
+        assert prepared.cache == "uncacheable" and prepared.settings.prefix == ((0, ()),)
+    assert _entries() == []
