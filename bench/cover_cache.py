@@ -95,12 +95,21 @@ def _canonical(value):
     raise TypeError(f"cannot key on {type(value).__name__}")
 
 
+_WHERE = frozenset({"path", "line", "end_line", "index"})
+"""Fields of a definition that say where it was read, not what it is."""
+
+
 def puzzle_identity(puzzle) -> dict:
-    """What the encoding of ``puzzle`` depends on, without where it was read from (paths and line numbers)."""
+    """What the encoding of ``puzzle`` depends on: every field of its definition but where it was read from."""
     d = puzzle.definition
-    return {"lattice": d.lattice.name, "dims": list(d.dims), "one_side": d.one_side, "convention": puzzle.convention,
-            "pieces": [{f.name: _canonical(getattr(p, f.name)) for f in fields(p) if f.name != "line"}
-                       for p in d.pieces]}
+    out = {"convention": puzzle.convention, "lattice": d.lattice.name}
+    for f in fields(d):
+        if f.name in _WHERE or f.name == "lattice":
+            continue
+        value = getattr(d, f.name)
+        out[f.name] = ([{g.name: _canonical(getattr(p, g.name)) for g in fields(p) if g.name not in _WHERE}
+                        for p in value] if f.name == "pieces" else _canonical(value))
+    return out
 
 
 def cache_key(puzzle, request, engine) -> str | None:
