@@ -67,6 +67,7 @@ def add_parser(sub) -> None:
     p.add_argument("--version", action="version", version=f"bench {__version__} (polycube 2.0 command line)")
     p.add_argument("--conf", metavar="FILE",
                    help="read options from FILE, one NAME=VALUE a line (polycube's --conf; the command line wins)")
+    add_cache_argument(p)
 
     engine = _group(p, "engine", "Which engine searches, and how it orders its choices.", "engine")
     engine.add_argument("-e", "--engine", type=word("an engine name"), metavar="NAME[:VARIANT]",
@@ -127,7 +128,6 @@ def add_parser(sub) -> None:
     limits.add_argument("--time-limit", type=seconds, metavar="SECONDS",
                         help="stop after this much solve time (exit status 3)")
     add_memory_argument(limits)
-    add_cache_argument(limits)
 
     parallel = _group(p, "parallel", "Splitting the search over processes or machines, with a checkpoint journal.",
                       "parallel")
