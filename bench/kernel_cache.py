@@ -2,8 +2,8 @@
 
 numba keys a cached function on the contents of its own file only.  A
 kernel compiled against an older version of a helper in another module (the
-bitfield vocabulary in :mod:`bench.native.bitfield`, the symmetry check in
-:mod:`bench.models.symmetry`, a constant from :mod:`bench.native.codes`)
+bitfield vocabulary in :mod:`bench.native.bitfield`, the canonical-cover check in
+:mod:`bench.models.canonical`, a constant from :mod:`bench.native.codes`)
 would be loaded after the helper changed: after a ``git pull`` in an
 editable install, a kernel could run old code and count wrongly.  So every
 function of this package is cached under a key that also covers the
