@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass, replace
@@ -29,10 +28,10 @@ from bench.files import writable_directory
 from bench.models.tuning import GROWTH_EXPONENT
 from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
+from bench.parallel import SUBPROBLEMS_PER_WORKER
 from bench.parallel.journal import Journal
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
 
-SUBPROBLEMS_PER_WORKER = 6
 ESTIMATE_PATHS = 600
 DISPATCH_SHARE = 0.025
 """Target share of a cluster run spent on scheduler round trips: half the 5 % allowed, as estimates may be 2x off."""
@@ -66,14 +65,6 @@ class ParallelOptions:
     depth: int | None = None
     progress: bool | None = None
     explicit: bool = True
-
-
-def default_workers() -> int:
-    """Every core this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def splittable(engine, settings: Settings, limits) -> str | None:
