@@ -87,9 +87,9 @@ def _info(argv: list[str], capsys) -> dict:
 
 
 def _counters(info: dict) -> dict:
-    """Every line of ``info`` but times, rates and the split's own description."""
+    """Every line of ``info`` but times, rates, the split's own description and whether the cover came from the cache."""
     return {k: v for k, v in info.items()
-            if not (k.endswith(("_SECONDS", "_TIME", "_PER_SEC")) or k.startswith("PARALLEL_"))}
+            if not (k.endswith(("_SECONDS", "_TIME", "_PER_SEC")) or k.startswith("PARALLEL_") or k == "COVER_CACHE")}
 
 
 @pytest.mark.parametrize("engine", ["fila", "dlx"])
