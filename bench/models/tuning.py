@@ -32,8 +32,8 @@ two pieces takes 0.29 s against 0.12 s without.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from bench.kernel_cache import njit
 from bench.models.symmetry import Redundancy, redundancy_for_shape
 
 GROWTH_EXPONENT = 5.0
