@@ -86,6 +86,28 @@ def test_every_engine_counts_up_to_reflections(name):
                 assert counts(get_engine(engine).solve(cover, limits=Limits())) == (unique, total), (engine, flag)
 
 
+def _mirror_puzzle(text):
+    """The puzzle of a definition text under ``mirror``, its unfiltered cover, and up to 300 of its solutions."""
+    [definition] = parse_text(text, "t.txt")
+    puzzle = Puzzle.from_definition(definition, mirror=True)
+    unfiltered = Cover.from_puzzle(puzzle)
+    return puzzle, unfiltered, enumerate_covers(unfiltered, limit=300)
+
+
+def _agree_with_two_oracles(text, puzzle, unfiltered, solutions, redundancy, folder):
+    """bench's unique, total and group order under ``mirror`` equal both oracles', on every engine."""
+    # orbits of bench's group, checked to be a group acting on the solutions
+    unique, total = orbit_counts(puzzle, solutions, unfiltered)
+    # an oracle that builds its own group from Cartesian motions and checks Burnside's lemma
+    path = folder / "t.txt"
+    path.write_text(text.replace(":lattice=cubic", ""))
+    independent = lattice_reference.count(str(path), mirror=True)
+    assert (independent["unique"], independent["total"], independent["group"]) == (unique, total, puzzle.group.order)
+    cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+    for engine in ENGINES:
+        assert counts(get_engine(engine).solve(cover, limits=Limits())) == (unique, total), engine
+
+
 @pytest.mark.parametrize("lattice", ["cubic", "fcc", "hexprism"])
 @settings(max_examples=8, deadline=None)
 @given(data=st.data())
@@ -93,20 +115,38 @@ def test_mirror_counts_agree_with_two_oracles_on_random_3d_tilings(lattice, data
     text = data.draw(tiled_puzzles(lattice, solid=True))
     [definition] = parse_text(text, "t.txt")
     assume(definition.dims[2] > 1)
-    puzzle = Puzzle.from_definition(definition, mirror=True)
-    unfiltered = Cover.from_puzzle(puzzle)
-    solutions = enumerate_covers(unfiltered, limit=300)
+    puzzle, unfiltered, solutions = _mirror_puzzle(text)
     assume(len(solutions) < 300)
-    # orbits of bench's group, checked to be a group acting on the solutions
-    unique, total = orbit_counts(puzzle, solutions, unfiltered)
-    # an oracle that builds its own group from Cartesian motions and checks Burnside's lemma
-    path = tmp_path_factory.mktemp("mirror") / "t.txt"
-    path.write_text(text.replace(":lattice=cubic", ""))
-    independent = lattice_reference.count(str(path), mirror=True)
-    assert (independent["unique"], independent["total"], independent["group"]) == (unique, total, puzzle.group.order)
-    cover = Cover.from_puzzle(puzzle, redundancy=data.draw(st.sampled_from([None, True])))
-    for engine in ENGINES:
-        assert counts(get_engine(engine).solve(cover, limits=Limits())) == (unique, total), engine
+    _agree_with_two_oracles(text, puzzle, unfiltered, solutions, data.draw(st.sampled_from([None, True])),
+                            tmp_path_factory.mktemp("mirror"))
+
+
+# hypothesis found it: the open spheres lie in the plane y = z, whose reflection (x,z,y) leaves each of them in
+# place; the 8 motions that keep the region are 4 cell maps, each a rotation and a reflection
+FLAT_FCC_REGION = """D:xDim=3:yDim=2:zDim=2:lattice=fcc
+C:name=p0:layout=0 0 0, 0 1 1
+C:name=p1:layout=2 0 0, 2 1 1
+C:name=hole:type=S:layout=1 0 1, 1 1 0
+~D
+"""
+
+
+@pytest.mark.parametrize("redundancy", [None, True])
+def test_a_reflection_that_leaves_every_open_cell_in_place_is_the_identity(redundancy, tmp_path):
+    puzzle, unfiltered, solutions = _mirror_puzzle(FLAT_FCC_REGION)
+    group = puzzle.group
+    assert group.names == ("(x,y,z)", "(-x,-z,-y)", "(-x,z,y)", "(x,-y,-z)")
+    assert len({perm.tobytes() for perm in group.cell_perm}) == group.order == 4
+    assert len(solutions) == 1
+    _agree_with_two_oracles(FLAT_FCC_REGION, puzzle, unfiltered, solutions, redundancy, tmp_path)
+
+
+def test_the_turns_about_a_row_of_cells_are_the_identity():
+    # a 4x1 strip: of the four turns that keep the layer, the half turn about the row's own line moves no cell
+    [definition] = parse_text("D:xDim=4:yDim=1:zDim=1\nC:name=a:layout=0 0 0, 1 0 0\n"
+                              "C:name=b:layout=2 0 0, 3 0 0\n~D\n", "t.txt")
+    group = Puzzle.from_definition(definition).group
+    assert (group.order, group.names) == (2, ("(x,y,z)", "(-x,-y,z)"))
 
 
 # -- the command line ---------------------------------------------------------------------------------

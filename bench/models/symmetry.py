@@ -5,7 +5,12 @@ group when, followed by a lattice translation, it maps the open region onto
 itself, and it maps the multiset of mobile shapes onto itself.  Stationary
 pieces are part of the container: only the shape of the open region counts,
 not the bounding box, so a hexagon drawn in a parallelogram keeps its six
-turns.  The candidates are the motions a piece may undergo with both sides
+turns.  Motions that move every open cell alike are one element of the
+group: the reflection in the plane of a flat region (the turn about the
+line of a straight one) leaves each of its cells where it is, so it is the
+identity of that puzzle, not a second element, and the group's order counts
+distinct cell maps; the first motion of each is kept (proper motions come
+first).  The candidates are the motions a piece may undergo with both sides
 allowed (:meth:`~bench.models.lattice.Lattice.allowed_motions`): the 24
 rotations of a cubic 3-D puzzle, the 8 turns and flips that keep a square
 puzzle's plane, the 12 of a hexagon or triangle puzzle.  In a one-sided
@@ -105,6 +110,7 @@ class SymmetryGroup:
         home = lattice.canonical_shift(cells) if len(cells) else np.zeros(3, dtype=np.int64)
         keys = {puzzle.canonical_key(s.cells): s.index for s in puzzle.shapes}
         motions, names, perms, shape_perms = [], [], [], []
+        seen = set()
         for m in candidates:
             m = int(m)
             moved = lattice.apply(m, cells)
@@ -112,7 +118,7 @@ class SymmetryGroup:
             if len(cells):
                 moved += home - lattice.canonical_shift(moved)
             perm = puzzle.open_index(moved)
-            if np.any(perm < 0):
+            if np.any(perm < 0) or perm.tobytes() in seen:
                 continue
             shape_perm = []
             for shape in puzzle.shapes:
@@ -121,6 +127,7 @@ class SymmetryGroup:
                     break
                 shape_perm.append(target)
             else:
+                seen.add(perm.tobytes())
                 motions.append(m)
                 names.append(lattice.describe(lattice.motions[m]))
                 perms.append(perm)
