@@ -109,6 +109,12 @@ def deferred():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+def forget_requests() -> None:
+    """Drop every request received so far: a forked process starts with none of its parent's."""
+    global _requests
+    _requests = _Requests()
+
+
 def stop_requested() -> int | None:
     """The signal that asked to stop (None when none did)."""
     return _requests.stop

@@ -26,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import replace
 
+from bench import signals
 from bench.errors import UsageError
 from bench.processes import die_with_parent
 
@@ -61,6 +62,12 @@ def _install(payload, parent: int) -> None:
         if number is not None:
             signal.signal(number, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # the parent answers SIGUSR1 for the whole run (the counts of the finished sub-problems): a worker forked
+    # while a request was pending, or signalled with its process group, would print its own sub-problem's
+    # status as if it were the run's
+    signals.forget_requests()
+    if signals.STATUS_SIGNAL is not None:
+        signal.signal(signals.STATUS_SIGNAL, signal.SIG_IGN)
 
 
 def _solve_installed(prefix: tuple) -> dict:
