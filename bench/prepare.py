@@ -46,6 +46,10 @@ class Request:
         own configuration (:meth:`Engine.configure`).
     max_memory : int or None
         Bytes the puzzle may need (:func:`~bench.models.resources.check_memory`); None: no limit.
+    choice : object or None
+        What an engine's automatic configuration chose and why (e.g.
+        :class:`~bench.native.autoconfig.Choice`: ``lines()`` for ``--info``,
+        ``to_json()``); None when the engine chose nothing.
     """
 
     settings: Settings = Settings()
@@ -57,6 +61,7 @@ class Request:
     fit_rounds: int | None = None
     tuned: bool = True
     max_memory: int | None = DEFAULT_MAX_MEMORY
+    choice: object = None
 
 
 @dataclass(frozen=True)
