@@ -49,7 +49,10 @@ class Request:
     choice : object or None
         What an engine's automatic configuration chose and why (e.g.
         :class:`~bench.native.autoconfig.Choice`: ``lines()`` for ``--info``,
-        ``to_json()``); None when the engine chose nothing.
+        ``to_json()``); None when the engine chose nothing.  When it has a
+        ``cover`` (with ``counters``, ``timings`` and ``options_before``),
+        that is the puzzle already encoded and volume-filtered as chosen,
+        and :func:`prepare` uses it rather than encoding again.
     """
 
     settings: Settings = Settings()
@@ -119,14 +122,22 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) 
     check_memory(puzzle, request.max_memory, fit_filter=fit)
     if engine is not None:
         request = engine.configure(puzzle, request)
-    start = time.perf_counter()
-    cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy, method=request.redundancy_method or "orientation")
-    timings = {"encode": time.perf_counter() - start}
-    start = time.perf_counter()
-    options_before = cover.n_options
-    cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
-    if counters:
-        timings["filter"] = time.perf_counter() - start
+    encoded = getattr(request.choice, "cover", None)
+    if encoded is not None and request.volume == request.choice.volume and not request.parity \
+            and request.fit_rounds is None:
+        # the engine's choice encoded the puzzle and applied the volume filter already
+        cover, counters, timings = encoded, dict(request.choice.counters), dict(request.choice.timings)
+        options_before = request.choice.options_before
+    else:
+        start = time.perf_counter()
+        cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy,
+                                  method=request.redundancy_method or "orientation")
+        timings = {"encode": time.perf_counter() - start}
+        start = time.perf_counter()
+        options_before = cover.n_options
+        cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
+        if counters:
+            timings["filter"] = time.perf_counter() - start
     settings = request.settings
     if request.redundancy_first:
         settings = replace(settings, first_item=first_item(cover))

@@ -39,7 +39,7 @@ the estimate walks the tree the solve will search.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -109,6 +109,10 @@ class Choice:
     steps: float = 0.0
     seconds: float = 0.0
     compile_seconds: float = 0.0
+    cover: Cover | None = None
+    options_before: int = 0
+    counters: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """A JSON-ready record of the choice (``--json``'s ``autoconfig``)."""
@@ -158,12 +162,18 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
     compile_seconds = warm_up()
     start = time.perf_counter()
     base = Cover.from_puzzle(puzzle)
+    encoded = time.perf_counter()
     volume = bool(puzzle.planar)
     cover, removed = volume_filter(base) if volume else (base, 0)
+    filtered = time.perf_counter()
     n = piece_count(cover)
     handoff = (filtered_handoff(puzzle, n, base.n_options, removed) if volume else None) or max(n - 1, 1)
     order = order_for(cover, handoff)
-    choice = Choice(None, volume, order, handoff, compile_seconds=compile_seconds)
+    # the encoding and the filter are the ones every run makes: what the choice costs is the rest
+    choice = Choice(None, volume, order, handoff, compile_seconds=compile_seconds, cover=cover,
+                    options_before=base.n_options, counters={"VOLUME_FILTER_ONE_SHOT": removed} if volume else {},
+                    timings={"encode": encoded - start, **({"filter": filtered - encoded} if volume else {})})
+    start = filtered
     shapes = [s for s in puzzle.shapes if s.multiplicity == 1 and np.any(puzzle.images.shape == s.index)]
     if puzzle.group.order == 1 or not shapes:
         choice.reason = "no symmetry to filter" if puzzle.group.order == 1 else "no piece of a unique shape"
@@ -174,7 +184,7 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
         choice.piece = best.piece
         choice.reason = "the only candidate" if len(reds) == 1 else \
             f"over {MAX_CELLS} cells: the piece with the fewest kept images"
-        return _done(choice, start)
+        return _done(choice, start, best)
     arrays = PipelineArrays.build(cover, order, handoff)
     option_of = np.full(len(puzzle.images), -1, dtype=np.int64)
     option_of[cover.opt_image] = np.arange(cover.n_options)
@@ -218,6 +228,7 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
         trials *= 2
     best = cands[alive[0]]
     choice.piece = best.piece
+    red = next(r for r in reds if r.shape == best.shape)
     choice.depth = depth
     choice.candidates = sorted(cands, key=lambda c: (-c.rounds, c.seconds, c.kept, c.shape))
     choice.steps = steps
@@ -225,9 +236,15 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
     rounds = best.rounds
     choice.reason = (f"cheapest estimated top {depth} levels of {len(cands)} redundancy pieces after {rounds} "
                      f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
-    return _done(choice, start)
+    return _done(choice, start, red)
 
 
-def _done(choice: Choice, start: float) -> Choice:
+def _done(choice: Choice, start: float, red=None) -> Choice:
+    """The choice with its cover restricted to the chosen piece's kept images, and the seconds it took."""
+    if red is not None:
+        cover = choice.cover
+        shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
+        keep = (shape_of != red.shape) | np.isin(cover.opt_image, red.kept)
+        choice.cover = replace(cover.keep_options(keep) if not keep.all() else cover, redundancy=red)
     choice.seconds = time.perf_counter() - start
     return choice
