@@ -51,6 +51,7 @@ from bench.comparison.results import machine_facts
 from bench.engines import get_engine
 from bench.engines.protocol import Limits, Settings, Status
 from bench.files import write_atomic
+from bench.models.diagnose import unsolvable_reasons
 from bench.prepare import Request, prepare
 
 RESULTS = Path("results")
@@ -60,6 +61,7 @@ LIMIT_FACTOR = 3.0
 MIN_LIMIT = 0.2
 FINALISTS = 3
 RESOLUTION = 0.010
+MINUTE = 60.0
 # polycube 1.2.1's best configurations, search only (the issue's table), and the bench run they were measured beside
 POLYCUBE = {"pentominoes_10x6.txt": ("-r -b 11 -V", 0.173), "pentominoes_12x5.txt": ("-r -b 11", 0.15),
             "pentominoes_1s_30x3.txt": ("-r -b 17 -V", 0.12)}
@@ -92,11 +94,11 @@ def solve_row(engine, puzzle, row: Row, limit: float | None) -> float:
     return r.timings["solve"]
 
 
-def solve_auto(engine, puzzle) -> tuple[float, float, object]:
+def solve_auto(engine, puzzle, limit: float | None = None) -> tuple[float, float, object]:
     """One automatic run: the choice made afresh, then the search; returns (choice seconds, search seconds, result)."""
     prepared = prepare(puzzle, Request(tuned=False), engine)
     choice = prepared.request.choice
-    r = engine.solve(prepared.cover, prepared.settings, Limits())
+    r = engine.solve(prepared.cover, prepared.settings, Limits(time_limit=limit))
     return choice.seconds, r.timings["solve"], (r, prepared)
 
 
@@ -120,9 +122,18 @@ def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
 
 
 def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine) -> dict:
-    """Screen the grid, then interleave the automatic run with the finalists; returns the puzzle's record."""
-    auto_tuning, auto_search, (result, prepared) = solve_auto(engine, puzzle)
+    """Screen the grid, then interleave the automatic run with the finalists; returns the puzzle's record.
+
+    A puzzle proved unsolvable without search, or whose automatic run takes
+    over :data:`MINUTE`, is recorded as such, with no grid.
+    """
+    label = f"{path.name}" + (f"#{index}" if index else "")
+    auto_tuning, auto_search, (result, prepared) = solve_auto(engine, puzzle, MINUTE)
     choice = prepared.request.choice
+    reasons = unsolvable_reasons(prepared.cover)
+    if reasons or result.status != Status.SOLVED:
+        why = "unsolvable without search: " + "; ".join(reasons) if reasons else "over a minute"
+        return {"puzzle": label, "skipped": why, "choice": choice.to_json()}
     rows = grid(puzzle, path, prepared.settings, choice)
     best = None
     for row in rows:
@@ -147,7 +158,7 @@ def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine) -> dict:
     totals = [a + b for a, b in autos]
     top = min(finalists, key=lambda r: statistics.median(r.times)) if finalists else None
     record = {
-        "puzzle": f"{path.name}" + (f"#{index}" if index else ""), "choice": choice.to_json(),
+        "puzzle": label, "choice": choice.to_json(),
         "auto": {"piece": choice.piece, "variant": result.variant, "nodes": result.stats["nodes"],
                  "counts": [result.covers, result.unique, result.total], "tuning_median": statistics.median(a for a, _ in autos),
                  "search_median": statistics.median(b for _, b in autos), "total_median": statistics.median(totals),
@@ -189,6 +200,9 @@ def markdown(records: list[dict], machine: dict, rounds: int) -> str:
              "best s | best nodes | auto / best | counts |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
+        if "skipped" in r:
+            lines.append(f"| {r['puzzle']} | -r{r['choice']['redundancy'] or '.'} | {r['skipped']} |||||||| ")
+            continue
         a = r["auto"]
         best = next((g for g in r["grid"] if g["label"] == r.get("best")), None)
         star = " *" if r.get("resolution") else ""
@@ -250,12 +264,15 @@ def main(argv: list[str] | None = None) -> int:
             continue
         start = time.perf_counter()
         record = run_puzzle(path, index, puzzle, rounds, engine)
-        counts = {tuple(g["counts"][1:]) for g in record["grid"] if g["status"] == "solved"}
+        counts = {tuple(g["counts"][1:]) for g in record.get("grid", []) if g["status"] == "solved"}
         disagree = disagree or any(c != tuple(record["auto"]["counts"][1:]) for c in counts)
         kept[record["puzzle"]] = record
-        print(f"{record['puzzle']}: auto -r{record['auto']['piece']} {record['auto']['total_median']:.4f} s, best "
-              f"{record.get('best')} ratio {record.get('ratio', float('nan')):.2f} ({time.perf_counter() - start:.0f} s)",
-              flush=True)
+        if "skipped" in record:
+            print(f"{record['puzzle']}: {record['skipped']}", flush=True)
+        else:
+            print(f"{record['puzzle']}: auto -r{record['auto']['piece']} {record['auto']['total_median']:.4f} s, best "
+                  f"{record.get('best')} ratio {record.get('ratio', float('nan')):.2f} "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
     records = sorted(kept.values(), key=lambda r: r["puzzle"])
     machine = machine_facts()
     RESULTS.mkdir(exist_ok=True)
