@@ -19,9 +19,8 @@ attempts (images tried) and covers is the sum over the path of the product
 of the degrees above (Knuth, 1975).
 
 Every candidate configuration is a mask over the options of one shared
-cover (the redundancy filter of a piece drops that piece's other images,
-the one-shot volume filter its own) and an optional item DLX branches on
-first (``-R``), so one call estimates them all without a cover each.
+cover (the redundancy filter of a piece drops that piece's other images),
+so one call estimates them all without a cover each.
 Paths are stratified over the root's children (each taken equally often),
 which removes the largest share of the variance: the root is where the
 candidates differ most.
@@ -56,7 +55,7 @@ def _fits(mask, o, occ0, occ1):
 
 @njit(cache=True)
 def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts, cell_ptr, cell_opts, nbr,
-                    n_cells, dlx_cells, lo, hi, kind, handoff, dead, first_item, trials, seed, depth, out):
+                    n_cells, dlx_cells, lo, hi, kind, handoff, dead, trials, seed, depth, out):
     """Accumulate ``trials`` stratified random paths per candidate into ``out`` (rows of :data:`N_E` columns).
 
     ``mask[o]`` is option o's cells as two words (bit = scan rank), ``opt_cells``
@@ -64,8 +63,7 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
     lowest cell, ``cell_*`` per cell, ``nbr[c]`` cell c's neighbours as two
     words.  ``kind[p]`` is FILA's heuristic with p pieces left, ``handoff``
     the pieces left where FILA may take over.  ``dead[k, o]`` drops option o
-    from candidate k; ``first_item[k]`` (-1: none) is an item DLX branches on
-    first (cells are 0..n_cells-1, shape s is n_cells + s).  Paths stop
+    from candidate k.  Paths stop
     after ``depth`` placements: the estimate is then of the top ``depth``
     levels of the tree.
     """
@@ -121,7 +119,7 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                     # FILA takes over (DLX would go on while an item is forced: a rare hole, left out here)
                     in_fila = True
                 if not in_fila and not (placed == 0 and root_degree > 0):
-                    # DLX: the item of fewest live options (or the item asked for first, at the root)
+                    # DLX: the item of fewest live options
                     deg[:] = 0
                     for o in range(n_opt):
                         if dead[k, o] or count[opt_shape[o]] >= hi[opt_shape[o]] or not _fits(mask, o, occ0, occ1):
@@ -132,26 +130,21 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                     steps += n_opt
                     best = -1
                     best_deg = 1 << 30
-                    first = placed == 0 and first_item[k] >= 0
-                    if first:
-                        best = first_item[k]
-                        best_deg = deg[best]
-                    else:
-                        for i in range(n_cells):
-                            c = dlx_cells[i]
-                            w = c >> 6
-                            b = np.uint64(c & 63)
-                            if ((occ0 >> b) & np.uint64(1) if w == 0 else (occ1 >> b) & np.uint64(1)) == 0 \
-                                    and deg[c] < best_deg:
-                                best = c
-                                best_deg = deg[c]
-                        for s in range(n_shapes):
-                            if lo[s] > count[s]:
-                                d = deg[n_cells + s] - (lo[s] - count[s]) + 1
-                                if d < best_deg:
-                                    best = n_cells + s
-                                    best_deg = d
-                    if left <= handoff and best_deg > 1 and not first:
+                    for i in range(n_cells):
+                        c = dlx_cells[i]
+                        w = c >> 6
+                        b = np.uint64(c & 63)
+                        if ((occ0 >> b) & np.uint64(1) if w == 0 else (occ1 >> b) & np.uint64(1)) == 0 \
+                                and deg[c] < best_deg:
+                            best = c
+                            best_deg = deg[c]
+                    for s in range(n_shapes):
+                        if lo[s] > count[s]:
+                            d = deg[n_cells + s] - (lo[s] - count[s]) + 1
+                            if d < best_deg:
+                                best = n_cells + s
+                                best_deg = d
+                    if left <= handoff and best_deg > 1:
                         in_fila = True
                     else:
                         fixed = True
@@ -218,6 +211,9 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                                 attempts += 1
                                 if _fits(mask, o, occ0, occ1):
                                     f += 1
+                                    # as FILA counts: no further than the fewest fits so far
+                                    if f >= best_fits:
+                                        break
                             if f < best_fits:
                                 best_fits = f
                                 target = c
@@ -283,7 +279,7 @@ def warm_up() -> float:
         zero = np.zeros(1, dtype=np.int64)
         sample_pipeline(np.ones((1, 2), dtype=np.uint64), np.array([0, 1]), zero, zero, np.array([0, 1]), zero,
                         np.array([0, 1]), zero, np.zeros((1, 2), dtype=np.uint64), 1, zero, one, one,
-                        np.zeros(2, dtype=np.int64), 0, np.zeros((1, 1), dtype=np.bool_), np.full(1, -1), 1, 1, 1,
+                        np.zeros(2, dtype=np.int64), 0, np.zeros((1, 1), dtype=np.bool_), 1, 1, 1,
                         np.zeros((1, N_E), dtype=np.float64))
         _compile_seconds = time.perf_counter() - start
     return _compile_seconds
@@ -365,19 +361,15 @@ class PipelineArrays:
                    cover.item_lo[n_cells:].astype(np.int64), cover.item_hi[n_cells:].astype(np.int64), kind,
                    int(handoff), renumber)
 
-    def sample(self, dead: np.ndarray, trials: int, seed: int, depth: int,
-               first_item: np.ndarray | None = None) -> np.ndarray:
+    def sample(self, dead: np.ndarray, trials: int, seed: int, depth: int) -> np.ndarray:
         """``trials`` paths (rounded up to a multiple of the root's degree) ``depth`` levels deep per candidate.
 
-        ``dead`` has a row per candidate (the options of the cover it drops), ``first_item``
-        the item each branches on first (None: DLX's choice); returns a row
-        of :data:`N_E` sums per candidate.
+        ``dead`` has a row per candidate (the options of the cover it drops);
+        returns a row of :data:`N_E` sums per candidate.
         """
-        if first_item is None:
-            first_item = np.full(dead.shape[0], -1, np.int64)
         out = np.zeros((dead.shape[0], N_E), dtype=np.float64)
         sample_pipeline(self.mask, self.opt_ptr, self.opt_cells, self.opt_shape, self.anchor_ptr, self.anchor_opts,
                         self.cell_ptr, self.cell_opts, self.nbr, self.n_cells, self.dlx_cells, self.lo, self.hi,
-                        self.kind, self.handoff, np.ascontiguousarray(dead[:, self.renumber]), first_item,
+                        self.kind, self.handoff, np.ascontiguousarray(dead[:, self.renumber]),
                         trials, seed, depth, out)
         return out
