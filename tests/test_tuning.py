@@ -115,3 +115,18 @@ def test_a_tuned_request_is_left_alone():
     assert FilaEngine().configure(puzzle, request) is request
     auto = FilaEngine().configure(puzzle, replace(request, tuned=False, redundancy=None))
     assert auto.redundancy == "X" and auto.choice.piece == "X" and auto.settings.auto
+
+
+def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, monkeypatch):
+    import json
+
+    from bench.benchmarks import tuning
+
+    monkeypatch.setattr(tuning, "RESULTS", tmp_path)
+    assert tuning.main(["pentominoes_20x3", "--rounds", "1"]) == 0
+    [record] = json.loads((tmp_path / "tuning.json").read_text())["puzzles"]
+    assert record["auto"]["piece"] == "X" and record["auto"]["counts"] == [2, 2, 8]
+    assert record["ratio"] > 0 and record["resolution"]  # a millisecond search: nodes compare there
+    pieces = {g["label"].split()[0] for g in record["grid"]}
+    assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
+    assert "| pentominoes_20x3.txt | 1 | -rX" in (tmp_path / "tuning.md").read_text()

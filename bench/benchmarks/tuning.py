@@ -158,7 +158,7 @@ def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine) -> dict:
     totals = [a + b for a, b in autos]
     top = min(finalists, key=lambda r: statistics.median(r.times)) if finalists else None
     record = {
-        "puzzle": label, "choice": choice.to_json(),
+        "puzzle": label, "rounds": rounds, "choice": choice.to_json(),
         "auto": {"piece": choice.piece, "variant": result.variant, "nodes": result.stats["nodes"],
                  "counts": [result.covers, result.unique, result.total], "tuning_median": statistics.median(a for a, _ in autos),
                  "search_median": statistics.median(b for _, b in autos), "total_median": statistics.median(totals),
@@ -189,25 +189,25 @@ def calibration_run(engine) -> float:
     return engine.solve(prepared.cover, prepared.settings, Limits()).timings["solve"]
 
 
-def markdown(records: list[dict], machine: dict, rounds: int) -> str:
+def markdown(records: list[dict], machine: dict) -> str:
     """The report: one line per puzzle, then the polycube comparison."""
     lines = ["# Tuning: FILA's automatic configuration against a grid of configurations", "",
-             f"Machine: {machine['cpu']}, {machine['cores']} cores (shared), commit {machine['commit']}; {rounds} "
-             "interleaved rounds of the automatic run (its choice made afresh and counted) and the "
+             f"Machine: {machine['cpu']}, {machine['cores']} cores (shared), commit {machine['commit']}; R "
+             "interleaved rounds (column R) of the automatic run (its choice made afresh and counted) and the "
              f"{FINALISTS} best grid rows of a screening pass (each cut at {LIMIT_FACTOR:g}x the best so far).  "
              f"Times under {RESOLUTION * 1000:g} ms are at the machine's resolution: compare nodes there (`*`).", "",
-             "| puzzle | auto choice | auto s (median, min-max) | of which choice s | auto nodes | best grid row | "
+             "| puzzle | R | auto choice | auto s (median, min-max) | of which choice s | auto nodes | best grid row | "
              "best s | best nodes | auto / best | counts |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         if "skipped" in r:
-            lines.append(f"| {r['puzzle']} | -r{r['choice']['redundancy'] or '.'} | {r['skipped']} |||||||| ")
+            lines.append(f"| {r['puzzle']} | - | -r{r['choice']['redundancy'] or '.'} | {r['skipped']} |||||||| ")
             continue
         a = r["auto"]
         best = next((g for g in r["grid"] if g["label"] == r.get("best")), None)
         star = " *" if r.get("resolution") else ""
         lines.append(
-            f"| {r['puzzle']} | -r{a['piece'] or '.'} {a['variant']} | {a['total_median']:.4f} ({a['total_min']:.4f}-"
+            f"| {r['puzzle']} | {r['rounds']} | -r{a['piece'] or '.'} {a['variant']} | {a['total_median']:.4f} ({a['total_min']:.4f}-"
             f"{a['total_max']:.4f}) | {a['tuning_median']:.4f} | {a['nodes']:,} | {r.get('best') or '-'} | "
             + (f"{best['median']:.4f} | {best['nodes']:,} | {r['ratio']:.2f}{star}" if best else "- | - | -")
             + f" | {a['counts'][1]} / {a['counts'][2]} |")
@@ -276,10 +276,10 @@ def main(argv: list[str] | None = None) -> int:
     records = sorted(kept.values(), key=lambda r: r["puzzle"])
     machine = machine_facts()
     RESULTS.mkdir(exist_ok=True)
-    write_atomic(store, json.dumps({"machine": machine, "rounds": rounds, "puzzles": records}, indent=1,
+    write_atomic(store, json.dumps({"machine": machine, "puzzles": records}, indent=1,
                                    default=lambda o: o.item() if isinstance(o, np.generic) else str(o)),
                  "benchmark results")
-    write_atomic(RESULTS / "tuning.md", markdown(records, machine, rounds), "benchmark report")
+    write_atomic(RESULTS / "tuning.md", markdown(records, machine), "benchmark report")
     return 1 if disagree else 0
 
 
