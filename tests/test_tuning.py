@@ -125,7 +125,7 @@ def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, m
     monkeypatch.setattr(tuning, "RESULTS", tmp_path)
     assert tuning.main(["pentominoes_20x3", "--rounds", "1"]) == 0
     [record] = json.loads((tmp_path / "tuning.json").read_text())["puzzles"]
-    assert record["auto"]["piece"] == "X" and record["auto"]["counts"] == [2, 2, 8]
+    assert record["auto"]["piece"] == "X" and record["auto"]["counts"][1:] == [2, 8]  # unique, total
     assert record["ratio"] > 0 and record["resolution"]  # a millisecond search: nodes compare there
     pieces = {g["label"].split()[0] for g in record["grid"]}
     assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
