@@ -121,7 +121,7 @@ def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
     return rows
 
 
-def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine) -> dict:
+def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine, cut: float = LIMIT_FACTOR) -> dict:
     """Screen the grid, then interleave the automatic run with the finalists; returns the puzzle's record.
 
     A puzzle proved unsolvable without search, or whose automatic run takes
@@ -137,7 +137,7 @@ def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine) -> dict:
     rows = grid(puzzle, path, prepared.settings, choice)
     best = None
     for row in rows:
-        limit = None if best is None else max(LIMIT_FACTOR * best, MIN_LIMIT)
+        limit = None if best is None else max(cut * best, MIN_LIMIT)
         seconds = solve_row(engine, puzzle, row, limit)
         if row.status == Status.SOLVED.value:
             row.times.append(seconds)
@@ -194,7 +194,8 @@ def markdown(records: list[dict], machine: dict) -> str:
     lines = ["# Tuning: FILA's automatic configuration against a grid of configurations", "",
              f"Machine: {machine['cpu']}, {machine['cores']} cores (shared), commit {machine['commit']}; R "
              "interleaved rounds (column R) of the automatic run (its choice made afresh and counted) and the "
-             f"{FINALISTS} best grid rows of a screening pass (each cut at {LIMIT_FACTOR:g}x the best so far).  "
+             f"{FINALISTS} best grid rows of a screening pass (each cut at a few times the best so far: 3, or 1.5 for "
+             "the puzzles of seconds).  "
              f"Times under {RESOLUTION * 1000:g} ms are at the machine's resolution: compare nodes there (`*`).", "",
              "| puzzle | R | auto choice | auto s (median, min-max) | of which choice s | auto nodes | best grid row | "
              "best s | best nodes | auto / best | counts |",
@@ -244,11 +245,24 @@ def puzzles(names: list[str]) -> list[tuple[Path, int, object]]:
     return [(f, k, p) for f in files for k, p in enumerate(bench.load(f))]
 
 
+def save(store: Path, kept: dict) -> None:
+    """Write the records (the JSON store and the Markdown report)."""
+    records = sorted(kept.values(), key=lambda r: r["puzzle"])
+    machine = machine_facts()
+    store.parent.mkdir(exist_ok=True)
+    write_atomic(store, json.dumps({"machine": machine, "puzzles": records}, indent=1,
+                                   default=lambda o: o.item() if isinstance(o, np.generic) else str(o)),
+                 "benchmark results")
+    write_atomic(store.with_suffix(".md"), markdown(records, machine), "benchmark report")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark on the chosen puzzles; returns 1 if an automatic run's counts differ from a grid row's."""
     parser = argparse.ArgumentParser(prog="python -m bench.benchmarks.tuning", description=__doc__.split("\n\n")[0])
     parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help="bundled definition names (default: all under a minute)")
     parser.add_argument("--rounds", type=int, default=5, metavar="R", help="interleaved rounds (default 5)")
+    parser.add_argument("--cut", type=float, default=LIMIT_FACTOR, metavar="F",
+                        help=f"screening: stop a grid run at F times the best so far (default {LIMIT_FACTOR:g})")
     parser.add_argument("--quick", action="store_true", help="one round, and only the puzzles that solve in about a "
                                                              "second or less")
     args = parser.parse_args(argv)
@@ -263,23 +277,18 @@ def main(argv: list[str] | None = None) -> int:
                                         "pentominoes_tetrominoes_diamond_13x13.txt"):
             continue
         start = time.perf_counter()
-        record = run_puzzle(path, index, puzzle, rounds, engine)
+        record = run_puzzle(path, index, puzzle, rounds, engine, args.cut)
         counts = {tuple(g["counts"][1:]) for g in record.get("grid", []) if g["status"] == "solved"}
         disagree = disagree or any(c != tuple(record["auto"]["counts"][1:]) for c in counts)
         kept[record["puzzle"]] = record
+        # written after every puzzle: a sweep stopped midway keeps what it measured
+        save(store, kept)
         if "skipped" in record:
             print(f"{record['puzzle']}: {record['skipped']}", flush=True)
         else:
             print(f"{record['puzzle']}: auto -r{record['auto']['piece']} {record['auto']['total_median']:.4f} s, best "
                   f"{record.get('best')} ratio {record.get('ratio', float('nan')):.2f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
-    records = sorted(kept.values(), key=lambda r: r["puzzle"])
-    machine = machine_facts()
-    RESULTS.mkdir(exist_ok=True)
-    write_atomic(store, json.dumps({"machine": machine, "puzzles": records}, indent=1,
-                                   default=lambda o: o.item() if isinstance(o, np.generic) else str(o)),
-                 "benchmark results")
-    write_atomic(RESULTS / "tuning.md", markdown(records, machine), "benchmark report")
     return 1 if disagree else 0
 
 
