@@ -11,18 +11,25 @@ The data flow runs one way: a definition file is parsed into a
 (4, 'X', 2032)
 """
 
-from bench import kernel_cache
+from importlib import import_module
 
-# before any module defines a compiled function (see bench.kernel_cache)
-kernel_cache.install()
+from bench.about import VERSION as __version__
 
-from bench.api import Placement, solve  # noqa: E402
-from bench.errors import BenchError, CoverError, DefinitionError, UsageError  # noqa: E402
-from bench.models.cover import Cover  # noqa: E402
-from bench.models.definition import parse_file, parse_text  # noqa: E402
-from bench.models.puzzle import Puzzle, load  # noqa: E402
-
-from bench.about import VERSION as __version__  # noqa: E402
+# imported on first use (PEP 562), so that ``import bench`` and the command line's
+# ``--help`` load none of numpy, numba or the engines' libraries
+_EXPORTS = {
+    "BenchError": "bench.errors",
+    "Cover": "bench.models.cover",
+    "CoverError": "bench.errors",
+    "DefinitionError": "bench.errors",
+    "Placement": "bench.api",
+    "Puzzle": "bench.models.puzzle",
+    "UsageError": "bench.errors",
+    "load": "bench.models.puzzle",
+    "parse_file": "bench.models.definition",
+    "parse_text": "bench.models.definition",
+    "solve": "bench.api",
+}
 
 __all__ = [
     "__version__",
@@ -38,3 +45,18 @@ __all__ = [
     "parse_text",
     "solve",
 ]
+
+
+def __getattr__(name: str):
+    """The public names of :data:`__all__`, each imported from its module the first time it is asked for."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bench' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The module's names, the ones not imported yet included."""
+    return sorted(set(globals()) | set(__all__))

@@ -2,14 +2,19 @@
 
 numba keys a cached function on the contents of its own file only.  A
 kernel compiled against an older version of a helper in another module (the
-bitfield vocabulary in :mod:`bench.native.bitfield`, the symmetry check in
-:mod:`bench.models.symmetry`, a constant from :mod:`bench.native.codes`)
+bitfield vocabulary in :mod:`bench.native.bitfield`, the canonical-cover check in
+:mod:`bench.models.canonical`, a constant from :mod:`bench.native.codes`)
 would be loaded after the helper changed: after a ``git pull`` in an
 editable install, a kernel could run old code and count wrongly.  So every
 function of this package is cached under a key that also covers the
 contents of every module defining compiled code and of the package modules
-those import.  Importing :mod:`bench` installs the locators, before any
-compiled function is defined.
+those import.
+
+Importing this module installs the locators, and every compiled function of
+the package is decorated with the :func:`njit` it re-exports, so the
+locators are in place before any kernel is defined, and only a process that
+defines kernels imports numba (``bench --help``, ``bench info`` and
+``import bench`` do not).
 """
 
 from __future__ import annotations
@@ -20,10 +25,13 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from numba import njit
 from numba.core import caching
 
+__all__ = ["announce_compilation", "install", "is_cached", "kernel_digest", "kernel_sources", "njit"]
+
 ROOT = Path(__file__).resolve().parent
-_COMPILED = re.compile(rb"^\s*(from numba|import numba)", re.M)
+_COMPILED = re.compile(rb"^\s*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
 _IMPORT = re.compile(rb"^\s*(?:from|import) bench((?:\.\w+)+)", re.M)
 
 
@@ -84,6 +92,10 @@ def install() -> None:
     ours = [UserProvidedLocator, InTreeLocator, UserWideLocator]
     rest = [cls for cls in caching.CacheImpl._locator_classes if cls not in ours]
     caching.CacheImpl._locator_classes = ours + rest
+
+
+# on import: every compiled function of the package is defined with the njit above, after this
+install()
 
 
 def is_cached(dispatcher) -> bool:

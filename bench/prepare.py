@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from functools import cached_property
 
+from bench import cover_cache
 from bench.engines.protocol import Engine, Filtered, Settings
 from bench.errors import UsageError
 from bench.models.cover import Cover
-from bench.models.filters import apply_one_shot
 from bench.models.resources import DEFAULT_MAX_MEMORY, check_memory
 
 
@@ -73,7 +74,13 @@ class Prepared:
 
     ``request`` is the request as the engine configured it, ``filters`` the
     one-shot filters' counters, ``timings`` the ``encode`` and ``filter``
-    seconds.
+    seconds (on a cache hit, ``encode`` is the time to read the entry), and
+    ``cache`` says where the cover came from: ``hit`` (the cover cache),
+    ``stored`` (encoded, and stored there), ``unwritable`` (encoded, the
+    entry could not be written), ``uncacheable`` (encoded, the engine's
+    configuration holds what an entry cannot keep) or ``off`` (encoded, no
+    cache);
+    ``known_reasons`` are :attr:`reasons` when the cache held or stored them.
     """
 
     puzzle: object
@@ -82,6 +89,21 @@ class Prepared:
     request: Request
     filters: dict
     timings: dict
+    cache: str = "off"
+    known_reasons: tuple[str, ...] | None = None
+
+    @cached_property
+    def reasons(self) -> list[str]:
+        """Every static proof that the puzzle has no solution (:func:`~bench.models.diagnose.unsolvable_reasons`).
+
+        Read from the cover cache on a hit (the proof needs the puzzle's
+        images, which a hit spares), computed on first use otherwise.
+        """
+        if self.known_reasons is not None:
+            return list(self.known_reasons)
+        from bench.models.diagnose import unsolvable_reasons
+
+        return unsolvable_reasons(self.cover)
 
 
 def redundancy_argument(value: str | None):
@@ -104,11 +126,14 @@ def first_item(cover: Cover) -> int:
     return item
 
 
-def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) -> Prepared:
+def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, cache: bool = False) -> Prepared:
     """Encode ``puzzle`` as ``request`` asks and settle the settings ``engine`` runs it with.
 
     Without an engine the cover is the one every engine shares (``bench
-    run``) and the settings are the request's.
+    run``) and the settings are the request's.  With ``cache`` the
+    configured request, the encoding and the one-shot filters are read from
+    the cover cache (:mod:`bench.cover_cache`) when an entry matches, and
+    stored there otherwise; ``BENCH_NO_CACHE=1`` turns it off.
 
     Raises
     ------
@@ -120,28 +145,50 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None) 
     """
     fit = request.fit_rounds is not None or bool(request.settings.fit_filter)
     check_memory(puzzle, request.max_memory, fit_filter=fit)
-    if engine is not None:
-        request = engine.configure(puzzle, request)
-    encoded = getattr(request.choice, "cover", None)
-    if encoded is not None and request.volume == request.choice.volume and not request.parity \
-            and request.fit_rounds is None:
-        # the engine's choice encoded the puzzle and applied the volume filter already
-        cover, counters, timings = encoded, dict(request.choice.counters), dict(request.choice.timings)
-        options_before = request.choice.options_before
-    else:
-        start = time.perf_counter()
-        cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy,
-                                  method=request.redundancy_method or "orientation")
+    key = cover_cache.cache_key(puzzle, request, engine) if cache and not cover_cache.disabled() else None
+    start = time.perf_counter()
+    hit = cover_cache.load(key, puzzle, request) if key is not None else None
+    state = "off"
+    if hit is not None:
+        request, cover, options_before, counters = hit.request, hit.cover, hit.options_before, hit.counters
+        reasons = hit.reasons
         timings = {"encode": time.perf_counter() - start}
-        start = time.perf_counter()
-        options_before = cover.n_options
-        cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
-        if counters:
-            timings["filter"] = time.perf_counter() - start
+        state = "hit"
+    else:
+        asked = request
+        if engine is not None:
+            request = engine.configure(puzzle, request)
+        encoded = getattr(request.choice, "cover", None)
+        if encoded is not None and request.volume == request.choice.volume and not request.parity \
+                and request.fit_rounds is None:
+            # the engine's choice encoded the puzzle and applied the volume filter already
+            cover, counters, timings = encoded, dict(request.choice.counters), dict(request.choice.timings)
+            options_before = request.choice.options_before
+        else:
+            start = time.perf_counter()
+            cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy,
+                                      method=request.redundancy_method or "orientation")
+            timings = {"encode": time.perf_counter() - start}
+            options_before = cover.n_options
+            counters = {}
+            if request.volume or request.parity or request.fit_rounds is not None:
+                # the filters' kernels import numba: only when a filter is asked for
+                from bench.models.filters import apply_one_shot
+
+                start = time.perf_counter()
+                cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
+                timings["filter"] = time.perf_counter() - start
+        reasons = None
+        if key is not None:
+            from bench.models.diagnose import unsolvable_reasons
+
+            # the images the proof needs are there now, not after a hit
+            reasons = tuple(unsolvable_reasons(cover))
+            state = cover_cache.store(key, asked, request, cover, options_before, counters, reasons)
     settings = request.settings
     if request.redundancy_first:
         settings = replace(settings, first_item=first_item(cover))
     if engine is not None:
         engine.check(settings)
         settings = engine.resolve(cover, settings, Filtered(options_before, counters))
-    return Prepared(puzzle, cover, settings, request, counters, timings)
+    return Prepared(puzzle, cover, settings, request, counters, timings, state, reasons)

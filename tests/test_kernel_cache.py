@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from numba import njit
 from numba.core import caching
 
 from bench import kernel_cache
-from bench.models import symmetry
+from bench.models import canonical
 from bench.native import bitfield, fila_kernel
 
 
@@ -36,8 +38,8 @@ def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
 
 def test_package_kernels_are_cached_under_the_package_digest():
     sources = {p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.kernel_sources()}
-    assert {"native/bitfield.py", "native/sparse_sets.py", "native/fila_kernel.py", "native/fila_lists.py", "models/symmetry.py"} <= sources
-    for dispatcher in (fila_kernel.fila_search, symmetry.classify_cover, bitfield.gather_rows):
+    assert {"native/bitfield.py", "native/sparse_sets.py", "native/fila_kernel.py", "native/fila_lists.py", "models/canonical.py"} <= sources
+    for dispatcher in (fila_kernel.fila_search, canonical.classify_cover, bitfield.gather_rows):
         locator = dispatcher._cache._impl.locator
         assert isinstance(locator, kernel_cache._PackageStamp)
         assert locator.get_source_stamp()[1] == kernel_cache.kernel_digest()
@@ -51,3 +53,14 @@ def test_functions_outside_the_package_keep_numbas_locators():
     locator = twice._cache._impl.locator
     assert not isinstance(locator, kernel_cache._PackageStamp)
     assert isinstance(locator, caching._CacheLocator)
+
+
+def test_every_package_kernel_takes_njit_from_the_kernel_cache():
+    # numba's own njit would define the kernel before this package's locators may be installed
+    direct = [p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.ROOT.rglob("*.py")
+              if re.search(r"^\s*(from numba import [^\n]*\bnjit\b|import numba\b)", p.read_text(), re.M)
+              and p.name != "kernel_cache.py"]
+    assert direct == []
+    compiled = [p for p in kernel_cache.kernel_sources() if b"@njit" in p.read_bytes()]
+    assert len(compiled) >= 10
+    assert all(b"from bench.kernel_cache import njit" in p.read_bytes() for p in compiled)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import io
 import json
 import os
@@ -76,6 +77,61 @@ def test_a_fila_split_adds_up_to_the_single_search_in_every_counter(p10x6, tmp_p
     assert (deeper.covers, deeper.unique, deeper.total) == (single.covers, single.unique, single.total)
     assert deeper.stats["parallel"]["exact_statistics"] == "false"
     assert deeper.stats["nodes"] != single.stats["nodes"]
+
+
+def _info(argv: list[str], capsys) -> dict:
+    """The KEY=value lines ``bench solve -q -i`` prints for ``argv``."""
+    capsys.readouterr()
+    assert main(["solve", "-q", "-i", *argv]) == 0
+    return keyed(capsys.readouterr().out)
+
+
+def _counters(info: dict) -> dict:
+    """Every line of ``info`` but times, rates, the split's own description and whether the cover came from the cache."""
+    return {k: v for k, v in info.items()
+            if not (k.endswith(("_SECONDS", "_TIME", "_PER_SEC")) or k.startswith("PARALLEL_") or k == "COVER_CACHE")}
+
+
+@pytest.mark.parametrize("engine", ["fila", "dlx"])
+def test_every_counter_info_prints_adds_up_over_two_workers(engine, capsys, tmp_path):
+    # the untuned 10x6 (FILA chooses its redundancy piece, volume filter and hand-off): -w 2 against -w 1
+    puzzle = str(DEFS / "pentominoes_10x6.txt")
+    single = _info(["-e", engine, puzzle, "-w", "1"], capsys)
+    split = _info(["-e", engine, puzzle, "-w", "2", "--journal", str(tmp_path / "j.jsonl")], capsys)
+    assert split["PARALLEL_EXACT_STATISTICS"] == "true" and split["PARALLEL_INEXACT_COUNTERS"] == ""
+    assert int(split["PARALLEL_SUBPROBLEMS"]) > 2
+    counters = _counters(single)
+    assert {"NODES", "ATTEMPTS_TOTAL", "FITS_TOTAL", "NO_FITS_TOTAL", "ATTEMPTS[ 1]", "FITS[12]",
+            "LIST_UPDATES[12]"} <= set(counters)
+    assert _counters(split) == counters
+
+
+def test_worker_timings_measure_the_start_and_the_idle_tail():
+    from bench.parallel.runner import worker_timings
+
+    # worker 1 ends at 10 s, worker 2 at 9 s; dispatched at 0 s, the first sub-problem started at 0.25 s
+    timelines = [{"pid": 1, "started": 0.25, "ended": 6.0, "fila_setup": 0.5},
+                 {"pid": 2, "started": 0.5, "ended": 9.0, "fila_setup": 0.25},
+                 {"pid": 1, "started": 6.0, "ended": 10.0, "fila_setup": 0.25}]
+    assert worker_timings(timelines, 0.0, 2, local=True) == {"fila_setup": 1.0, "workers_start": 0.25,
+                                                              "idle_tail": 0.5}
+    # a third worker that got nothing waited all along; on a cluster the clocks differ, so only sums are kept
+    assert worker_timings(timelines, 0.0, 3, local=True)["idle_tail"] == (1.0 + 10.0) / 3
+    assert worker_timings(timelines, 0.0, 2, local=False) == {"fila_setup": 1.0}
+
+
+def test_a_deeper_split_names_the_counters_that_do_not_add_up(capsys, tmp_path):
+    puzzle = str(DEFS / "pentominoes_10x6.txt")
+    single = _counters(_info(["-e", "fila", puzzle, "-w", "1"], capsys))
+    info = _info(["-e", "fila", puzzle, "-w", "2", "--split-depth", "2", "--journal", str(tmp_path / "j.jsonl")],
+                 capsys)
+    assert info["PARALLEL_EXACT_STATISTICS"] == "false"
+    patterns = info["PARALLEL_INEXACT_COUNTERS"].split(",")
+    split = _counters(info)
+    differ = {k for k in single if split.get(k) != single[k]}
+    assert {"NODES", "ATTEMPTS_TOTAL"} <= differ
+    assert all(any(fnmatch.fnmatchcase(k, p) for p in patterns) for k in differ), differ
+    assert [split[k] for k in ("SOLUTIONS", "UNIQUE", "TOTAL")] == [single[k] for k in ("SOLUTIONS", "UNIQUE", "TOTAL")]
 
 
 def test_a_resumed_journal_skips_what_is_done_and_drops_a_torn_line(p10x6, tmp_path):

@@ -8,12 +8,15 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tabulate import tabulate
 
 from bench.cli import main
-from bench.comparison import results, summary
+from bench.comparison import report, results, summary, tables
 from bench.comparison.compare import compare
 from bench.comparison.markdown import render_markdown
-from conftest import DEFS
+from conftest import DEFS, ROOT
 
 ENGINES = ["dlx", "fila:f11/of=11/n0", "fila:f11/of=11/n", "cpsat", "sat:cadical195:totalizer", "ganak", "xcover"]
 
@@ -202,3 +205,29 @@ def test_compare_gives_no_ratio_under_the_resolution_but_a_clear_direction():
     lines = {line.split()[1]: line for line in text.split("\n\n", 1)[1].splitlines()[2:]}
     assert lines["dlx"].rstrip().endswith("faster (one time under 10 ms: no ratio)")
     assert lines["fila"].rstrip().endswith("under 10 ms: not compared")
+
+
+_CELL = st.one_of(st.none(), st.integers(-10**6, 10**9),
+                  st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=14))
+
+
+@given(st.integers(1, 6).flatmap(lambda n: st.tuples(
+    st.lists(st.text(st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=10), min_size=n, max_size=n),
+    st.lists(st.lists(_CELL, min_size=n, max_size=n), min_size=1, max_size=6),
+    st.lists(st.sampled_from(["left", "right"]), min_size=n, max_size=n) | st.none())),
+    st.sampled_from(tables.FORMATS))
+def test_tables_are_laid_out_as_tabulate_lays_them_out(table, fmt):
+    headers, rows, colalign = table
+    ours = tables.render_table(rows, headers, fmt, colalign)
+    theirs = tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True, colalign=colalign)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("fmt", tables.FORMATS)
+def test_the_stored_runs_tables_are_tabulates(fmt):
+    for name in ("fila-10x6.json", "all-engines.json"):
+        doc = results.load(ROOT / "results" / name)
+        rows = report.detail_rows(report.summarize(doc), doc["options"].get("timeout"))
+        assert rows
+        assert report.render_run(doc, fmt) == tabulate(rows, headers=report.HEADERS, tablefmt=fmt,
+                                                       disable_numparse=True)

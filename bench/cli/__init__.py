@@ -78,8 +78,22 @@ def polycube_syntax(parser: argparse.ArgumentParser, argv: list[str]) -> list[st
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``bench`` console script; returns the exit status (see :mod:`bench.cli.outcome`)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of the ``bench`` console script; returns the exit status (see :mod:`bench.cli.outcome`).
+
+    Run as the program (``argv`` None) it does not return: it exits at
+    once (:func:`bench.processes.exit_now`), skipping the interpreter's
+    tear-down.
+    """
+    if argv is None:
+        status = _main(sys.argv[1:])
+        from bench.processes import exit_now
+
+        exit_now(status)
+    return _main(list(argv))
+
+
+def _main(argv: list[str]) -> int:
+    """:func:`main` once the arguments are known."""
     with signals.handled():
         try:
             parser = build_parser()

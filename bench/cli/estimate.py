@@ -11,21 +11,16 @@ true node count.
 from __future__ import annotations
 
 import json
-import statistics
 import sys
 import time
-
 from dataclasses import replace
 
 from bench.cli.facts import escape
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import (add_filter_arguments, add_memory_argument, add_redundancy_arguments,
-                               in_search_settings, request_from)
+from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument,
+                               add_redundancy_arguments, in_search_settings, request_from)
 from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError
-from bench.native.sampling import estimate_tree
-from bench.prepare import prepare
 
 
 def add_parser(sub) -> None:
@@ -37,6 +32,7 @@ def add_parser(sub) -> None:
     add_redundancy_arguments(p, default=None)
     add_filter_arguments(p)
     add_memory_argument(p)
+    add_cache_argument(p)
     p.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
                    help="ordering heuristics, as in bench solve (default s)")
     p.add_argument("--trials", type=integer(1, what="a number of paths"), default=1000, metavar="T",
@@ -54,13 +50,17 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
+    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+    from bench.native.sampling import estimate_tree
+    from bench.prepare import prepare
+
     request = request_from(args, Settings(order=args.order, **in_search_settings(args)))
     errors: list[str] = []
     documents = []
     for path in definition_files(args.files):
         for puzzle, _ in load_puzzles(path, errors):
             try:
-                prepared = prepare(puzzle, request)
+                prepared = prepare(puzzle, request, cache=args.cache)
                 cover, settings = prepared.cover, prepared.settings
                 start = time.perf_counter()
                 estimates = [estimate_tree(cover, settings, args.trials, args.seed + k, args.goal)
@@ -86,6 +86,8 @@ def run(args) -> int:
 
 def summary(name: str, estimates: list, seconds: float, true: dict | None) -> dict:
     """The KEY=value lines of one puzzle: median and range of the estimates, and the check."""
+    import statistics
+
     nodes = [e.nodes for e in estimates]
     doc = {"PUZZLE": name, "TRIALS": estimates[0].trials, "ESTIMATES": len(estimates),
            "ESTIMATE_NODES": round(statistics.median(nodes)),

@@ -17,9 +17,6 @@ and ``PUZZLE_PARITY`` and ``MAX_PARITY`` are ``n/a``.
 
 from __future__ import annotations
 
-from bench.models.expected import expected_for
-from bench.models.diagnose import unsolvable_reasons
-
 
 def _layout(cells) -> str:
     return ",".join(" ".join(str(int(v)) for v in c) for c in cells)
@@ -36,6 +33,10 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
     >>> f["ORIENTATIONS"], f["BOUNDED"], f["SYMMETRY_GROUP_ORDER"], f["REDUNDANCY_FILTER"], f["OPTIONS"]
     (63, 2056, 4, 'X', 2032)
     """
+    # here, not at the top: every command's error line uses escape(), --help included
+    from bench.models.diagnose import unsolvable_reasons
+    from bench.models.expected import expected_for
+
     images = puzzle.images
     sign = 1 if puzzle.parity >= 0 else -1
     parity = puzzle.image_parity * sign

@@ -6,15 +6,9 @@ import json
 import sys
 from pathlib import Path
 
-from bench.cli.facts import format_facts, puzzle_facts
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
 from bench.cli.options import add_memory_argument, add_mirror_argument, add_redundancy_arguments, memory_limit
 from bench.cli.values import definition_path
 from bench.errors import BenchError
-from bench.models.definition import parse_file
-from bench.models.diagnose import unsolvable_reasons
-from bench.models.expected import FILE_NAME, expected_for, read_expected
-from bench.prepare import Request, prepare, redundancy_argument
 
 
 def add_parsers(sub) -> None:
@@ -38,6 +32,10 @@ def add_parsers(sub) -> None:
 
 def cmd_info(args) -> int:
     """``bench info``: the facts polycube's ``-i`` prints before a search."""
+    from bench.cli.facts import format_facts, puzzle_facts
+    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+    from bench.prepare import Request, prepare, redundancy_argument
+
     errors: list[str] = []
     results = []
     request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
@@ -64,6 +62,9 @@ def cmd_info(args) -> int:
 
 def check_expected_file(directory: str) -> list[str]:
     """Problems with the entries of a directory's ``expected.toml``."""
+    from bench.models.definition import parse_file
+    from bench.models.expected import FILE_NAME, read_expected
+
     problems = []
     try:
         recorded, bad = read_expected(directory)
@@ -88,6 +89,11 @@ def check_expected_file(directory: str) -> list[str]:
 
 def cmd_check(args) -> int:
     """``bench check``: parse and encode without solving; static proofs and ``expected.toml`` problems."""
+    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+    from bench.models.diagnose import unsolvable_reasons
+    from bench.models.expected import expected_for
+    from bench.prepare import Request, prepare
+
     errors: list[str] = []
     directories = set()
     for path in definition_files(args.paths):

@@ -3,6 +3,10 @@
 polycube's letters where they do not clash: ``-r`` redundancy filter,
 ``-V -P -F`` one-shot (and in-search) filters, ``-p -v`` backtrack triggers;
 ``-w --cluster --split-depth`` split a solve over processes or machines.
+
+Every command's parser is built for every command line (``bench --help``
+lists them all), so what the parsers need imports neither numpy nor the
+engines: the modules that do work are imported by the functions that use them.
 """
 
 from __future__ import annotations
@@ -10,22 +14,21 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-import platformdirs
-
 from bench.about import DISTRIBUTION
 from bench.cli.syntax import OptionalValue, piece_word
 from bench.cli.values import MAX_WORKERS, cluster, integer, word
 from bench.engines import engine_names
 from bench.errors import UsageError
 from bench.files import check_output
+from bench.models.methods import REDUNDANCY_METHODS
 from bench.models.resources import DEFAULT_MAX_MEMORY, format_size, parse_size
-from bench.models.symmetry import REDUNDANCY_METHODS
-from bench.parallel.runner import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
-from bench.prepare import Request, redundancy_argument
+from bench.parallel import SUBPROBLEMS_PER_WORKER, default_workers
 
 
 def journal_dir() -> Path:
     """Where split runs keep their journals unless ``--journal`` says otherwise: the user's cache directory."""
+    import platformdirs
+
     return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
@@ -118,8 +121,10 @@ def in_search_settings(args) -> dict:
     return out
 
 
-def request_from(args, settings=None, tuned: bool = True) -> Request:
+def request_from(args, settings=None, tuned: bool = True):
     """The :class:`~bench.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
+    from bench.prepare import Request, redundancy_argument
+
     asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
     on = {name: value not in (None, 0) for name, value in asked.items()}
     kwargs = {} if settings is None else {"settings": settings}
@@ -134,6 +139,13 @@ def add_memory_argument(parser) -> None:
     parser.add_argument("--max-memory", type=_size, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
                         help=f"refuse a puzzle whose estimated memory exceeds SIZE, e.g. 8G or 512M (default "
                              f"{format_size(DEFAULT_MAX_MEMORY)}), before anything large is allocated")
+
+
+def add_cache_argument(parser) -> None:
+    """``--no-cache``: encode afresh, without the cover cache (:mod:`bench.cover_cache`)."""
+    parser.add_argument("--no-cache", dest="cache", action="store_false",
+                        help="encode the puzzle afresh: neither read nor write the cover cache in the user's cache "
+                             "directory (BENCH_NO_CACHE=1 does the same)")
 
 
 def _size(text: str) -> int:
@@ -160,12 +172,14 @@ def add_parallel_arguments(parser) -> None:
                              "sub-problems per worker, the large ones one level deeper)")
 
 
-def parallel_options(args) -> ParallelOptions | None:
-    """The split asked for on the command line; None when the user asked for one process.
+def parallel_options(args):
+    """The split asked for on the command line (:class:`~bench.parallel.runner.ParallelOptions`); None for one process.
 
     A journal checkpoints the sub-problems of a split, so ``--journal``
     asks for a split and is refused with ``--workers 1``.
     """
+    from bench.parallel.runner import ParallelOptions
+
     journal = getattr(args, "journal", None)
     if journal is not None:
         check_output(journal, "--journal")

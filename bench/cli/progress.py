@@ -13,8 +13,6 @@ import sys
 import time
 from contextlib import contextmanager
 
-from tqdm import tqdm
-
 from bench.native.codes import S_COVERS, S_NODES
 from bench.native.search import MONITOR
 
@@ -43,6 +41,9 @@ class SolveProgress:
         self.drawn = now
         nodes = int(search.state[S_NODES])
         if self.bar is None:
+            # here, once a solve has lasted the delay: most solves never draw a bar
+            from tqdm import tqdm
+
             self.bar = tqdm(total=max(self._estimate(), nodes + 1), initial=nodes, file=self.stream, ascii=" #",
                             unit=" nodes", unit_scale=True, mininterval=0, leave=False,
                             bar_format="[{bar:20}] {n_fmt}/~{total_fmt} nodes, {desc}  {elapsed} elapsed, "

@@ -6,9 +6,6 @@ import sys
 
 from bench.cli.options import add_moved_o
 from bench.cli.values import existing_file, fraction, output_file
-from bench.comparison import report, results
-from bench.comparison.compare import compare
-from bench.comparison.markdown import render_markdown
 from bench.files import check_output, write_atomic
 
 
@@ -34,6 +31,9 @@ def add_parsers(sub) -> None:
 
 def cmd_report(args) -> int:
     """``bench report``: Markdown, HTML or CSV of result files."""
+    from bench.comparison import report, results
+    from bench.comparison.markdown import render_markdown
+
     if args.output is not None:
         check_output(args.output, "--output-file")
     documents = [(path, results.load(path)) for path in args.results]
@@ -54,6 +54,9 @@ def cmd_report(args) -> int:
 
 def cmd_compare(args) -> int:
     """``bench compare``: what differs between the runs, then what got faster or slower; exit 1 when a count changed."""
+    from bench.comparison import results
+    from bench.comparison.compare import compare
+
     table, counts_changed = compare(results.load(args.before), results.load(args.after), args.threshold)
     print(table)
     if counts_changed:

@@ -21,24 +21,14 @@ from pathlib import Path
 
 from bench import signals
 from bench.bundled import DEFS
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import (add_filter_arguments, add_memory_argument, add_mirror_argument, add_moved_o,
-                               add_parallel_arguments, add_redundancy_arguments, engine_list, parallel_options,
-                               request_from)
+from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
+                               add_moved_o, add_parallel_arguments, add_redundancy_arguments, engine_list,
+                               parallel_options, request_from)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
-from bench.comparison import results, summary
-from bench.comparison.pictures import first_solution
-from bench.comparison.progress import RunProgress, say
-from bench.comparison.results import puzzle_entry
-from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
-from bench.comparison.validation import INPUT, input_problems, validate
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.files import check_directory, check_output, write_atomic
-from bench.models.diagnose import unsolvable_reasons
-from bench.models.expected import expected_for
-from bench.prepare import prepare
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
@@ -69,6 +59,7 @@ def add_parser(sub) -> None:
     add_filter_arguments(p, in_search=False)
     add_mirror_argument(p)
     add_memory_argument(p)
+    add_cache_argument(p)
     add_parallel_arguments(p)
     p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
     p.add_argument("--no-static-check", action="store_true",
@@ -95,6 +86,8 @@ def parse_engines(text: str) -> list[str]:
 
 def output_path(given: str | None) -> Path:
     """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+    from bench.comparison import results
+
     if given is not None:
         return check_output(given, "--output-file")
     path = results.default_path()
@@ -123,6 +116,16 @@ def write_html_report(document: dict, path: Path) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
+    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+    from bench.comparison import results, summary
+    from bench.comparison.pictures import first_solution
+    from bench.comparison.progress import RunProgress, say
+    from bench.comparison.results import puzzle_entry
+    from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
+    from bench.comparison.validation import INPUT, input_problems, validate
+    from bench.models.expected import expected_for
+    from bench.prepare import prepare
+
     specs = parse_engines(args.engine)
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
@@ -166,7 +169,7 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
-                    prepared = prepare(puzzle, request)
+                    prepared = prepare(puzzle, request, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)
@@ -176,7 +179,7 @@ def cmd_run(args) -> int:
                 entry["filters"] = prepared.filters
                 document["puzzles"].append(entry)
                 say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
-                reasons = [] if args.no_static_check else unsolvable_reasons(cover)
+                reasons = [] if args.no_static_check else prepared.reasons
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
                     progress.done(len(specs) * args.rounds)

@@ -12,9 +12,8 @@ A count that changed on the same matrix is never noise: the caller exits 1.
 
 from __future__ import annotations
 
-from tabulate import tabulate
-
 from bench.comparison.report import RESOLUTION, summarize
+from bench.comparison.tables import render_table
 from bench.errors import BenchError
 
 RUN_OPTIONS = (("timeout", "timeout", " s"), ("rounds", "rounds", ""), ("mode", "mode", ""),
@@ -123,7 +122,7 @@ def compare(a: dict, b: dict, threshold: float = 0.1) -> tuple[str, bool]:
     diffs = differences(a, b)
     head = (["What differs between the runs (A -> B):"] + [f"  - {d}" for d in diffs] if diffs else
             ["The runs were made the same way (commit, options, engines, machine and libraries)."])
-    table = tabulate(rows, headers=["puzzle", "engine", "A s", "B s", "B/A", "verdict"], disable_numparse=True)
+    table = render_table(rows, ["puzzle", "engine", "A s", "B s", "B/A", "verdict"])
     return "\n".join(head) + "\n\n" + table, changed
 
 

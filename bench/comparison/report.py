@@ -16,7 +16,7 @@ import csv
 import io
 import statistics
 
-from tabulate import tabulate
+from bench.comparison.tables import render_table
 
 FINISHED = ("solved", "limit")
 RESOLUTION = 0.01
@@ -109,12 +109,11 @@ def compile_times(document: dict) -> dict[str, float]:
 
 
 def render_run(document: dict, fmt: str = "simple") -> str:
-    """The detail table of a run, one line per puzzle and engine (``fmt``: any tabulate format)."""
+    """The detail table of a run, one line per puzzle and engine (``fmt``: ``simple`` or ``github``, :mod:`bench.comparison.tables`)."""
     lines = summarize(document)
     if not lines:
         return "no puzzles were run"
-    return tabulate(detail_rows(lines, document["options"].get("timeout")), headers=HEADERS, tablefmt=fmt,
-                    disable_numparse=True)
+    return render_table(detail_rows(lines, document["options"].get("timeout")), HEADERS, fmt)
 
 
 def render_csv(document: dict) -> str:

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import textwrap
 
-from tabulate import tabulate
-
 from bench.comparison.report import RESOLUTION, summarize
+from bench.comparison.tables import render_table
 from bench.comparison.validation import INPUT
 
 WIDTH = 120
@@ -129,7 +128,7 @@ def _counts(finished: list[dict]) -> str:
 
 
 def table(document: dict, fmt: str = "simple", width: int = WIDTH) -> str:
-    """The puzzle x engine table in a tabulate format, with a legend when engine names had to be numbered."""
+    """The puzzle x engine table (``fmt``: ``simple`` or ``github``), with a legend when engine names had to be numbered."""
     g = grid(document)
     if not g["rows"]:
         return "no puzzles were run"
@@ -151,8 +150,7 @@ def _render(g: dict, fmt: str, with_spread: bool, numbered: bool, width: int) ->
             text = cell(row["lines"].get(engine), g["timeout"], g["first_mode"], with_spread)
             cells.append(text + ("*" if engine == row["fastest"] else ""))
         body.append([short_name(row["puzzle"])] + cells + [row["counts"], row["check"]])
-    out = tabulate(body, headers=headers, tablefmt=fmt, disable_numparse=True,
-                   colalign=["left"] + ["right"] * (len(engines) + 1) + ["left"])
+    out = render_table(body, headers, fmt, colalign=["left"] + ["right"] * (len(engines) + 1) + ["left"])
     split: dict[int, list[str]] = {}
     for engine in engines:
         workers = {line["workers"] for row in g["rows"] for e, line in row["lines"].items() if e == engine}

@@ -30,8 +30,8 @@ nothing changes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from bench.kernel_cache import njit
 from bench.models.regions import flood, subset_sums
 
 

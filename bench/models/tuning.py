@@ -1,4 +1,4 @@
-"""Where DLX with the repeated volume filter hands over to FILA in an untuned search.
+"""Where DLX with the repeated volume filter hands over to FILA in an untuned search, and how fast subtrees grow.
 
 Which piece the redundancy filter constrains is chosen from estimates of
 each candidate's search (:mod:`bench.native.autoconfig`).
@@ -21,6 +21,9 @@ two pieces takes 0.29 s against 0.12 s without.
 
 from __future__ import annotations
 
+# a branch's subtree grows about as the fifth power of the options its placement leaves (measured on the Tetris
+# Cube: 15 % more options left doubled FILA's time); the parallel runner weighs its sub-problems by it
+GROWTH_EXPONENT = 5.0
 # the share of images the one-shot volume filter removes from a region prone to partition
 PARTITION_PRONE = 0.15
 # the share of the pieces DLX places there, filtering at every node, before FILA takes over

@@ -67,7 +67,7 @@ RANK_DEPTH = 3
 SEED = 1
 
 
-@dataclass
+@dataclass(eq=False)
 class Candidate:
     """One configuration the race considers, with its estimate so far."""
 
@@ -89,11 +89,17 @@ class Candidate:
 
     def to_json(self) -> dict:
         """The candidate's figures: piece, kept images, rounds, paths, and the top levels' nodes, attempts, seconds."""
-        return {"piece": self.piece, "kept_images": self.kept, "rounds": self.rounds, "trials": self.trials,
-                "nodes": self.nodes, "attempts": self.attempts, "seconds": self.seconds}
+        return {"piece": self.piece, "shape": self.shape, "kept_images": self.kept, "rounds": self.rounds,
+                "trials": self.trials, "nodes": self.nodes, "attempts": self.attempts, "seconds": self.seconds}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Candidate":
+        """The candidate :meth:`to_json` recorded (without its raw sums)."""
+        return cls(data["piece"], data["shape"], data["kept_images"], data["trials"], data["nodes"], data["attempts"],
+                   data["seconds"], data["rounds"])
 
 
-@dataclass
+@dataclass(eq=False)
 class Choice:
     """What the automatic configuration chose and why: the candidates' estimates and the budget it spent."""
 
@@ -122,6 +128,23 @@ class Choice:
                 "reason": self.reason, "rank_depth": self.depth, "nodes": self.nodes, "attempts": self.attempts,
                 "predicted_seconds": self.predicted_seconds, "budget_seconds": self.budget_seconds, "sampling_steps": self.steps,
                 "sampling_seconds": self.seconds, "compile_seconds": self.compile_seconds, "candidates": [c.to_json() for c in self.candidates]}
+
+    def __eq__(self, other) -> bool:
+        # what was chosen and why, not how long it took; a choice read back from the cover cache has no cover
+        timed = ("sampling_seconds", "compile_seconds")
+        return isinstance(other, Choice) and all(v == other.to_json()[k] for k, v in self.to_json().items()
+                                                 if k not in timed)
+
+    def __hash__(self) -> int:
+        return hash(self.piece)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Choice":
+        """The choice :meth:`to_json` recorded, without its cover (the cover cache keeps the cover itself)."""
+        return cls(data["redundancy"], data["volume"], data["order"], data["fila"],
+                   [Candidate.from_json(c) for c in data["candidates"]], data["rank_depth"], data["nodes"],
+                   data["attempts"], data["predicted_seconds"], data["reason"], data["budget_seconds"],
+                   data["sampling_steps"], data["sampling_seconds"], data["compile_seconds"])
 
     def lines(self) -> list[str]:
         """``--info``'s ``AUTO_*`` lines: the choice, the budget spent, then each candidate, best first."""

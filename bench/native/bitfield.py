@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic, overload
+
+from bench.kernel_cache import njit
 
 MASK64 = (1 << 64) - 1
 

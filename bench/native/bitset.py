@@ -30,8 +30,8 @@ otherwise.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from bench.kernel_cache import njit
 from bench.native.bitfield import _clz, _ctz, _popcount
 from bench.engines.protocol import Settings
 from bench.engines.variants import constraint_variant

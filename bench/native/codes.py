@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from numba import njit
-
-from bench.models.symmetry import classify_cover
+from bench.kernel_cache import njit
+from bench.models.canonical import classify_cover
 
 # kernel return codes
 DONE, PAUSED, FULL_STOP, BUFFER_FULL, TRACE, HANDOFF = 0, 1, 2, 3, 4, 5

@@ -31,9 +31,9 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from bench.errors import UsageError
+from bench.kernel_cache import njit
 from bench.models.regions import flood, subset_sums
 from bench.native.bitfield import test
 

@@ -13,7 +13,7 @@ fixed order (scan from where the previous level stopped), ``e`` (fewest
 open neighbours by popcount, ties by fits counted up to the current
 minimum) and ``s`` (fewest fits).  Ties go to the lowest cell in priority
 order, as in DLX.  Covers, unique and total are counted in the kernel
-through :func:`~bench.models.symmetry.classify_cover`.
+through :func:`~bench.models.canonical.classify_cover`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from bench.kernel_cache import njit
 from bench.native.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
                                    load, lowest, merge, store, test, with_bit)
 from bench.native.codes import DONE, PAUSED, S_NODES, TRACE, record_cover

@@ -17,8 +17,8 @@ from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from bench.kernel_cache import njit
 from bench.models.filters import cell_neighbours
 from bench.native.bitfield import gather_rows
 from bench.native.fila_kernel import ESTIMATE, FIRST, ORDER, SIZE

@@ -29,9 +29,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from bench.errors import UsageError
+from bench.kernel_cache import njit
 
 MIN_FIT = 0
 FIXED_ORDER = 1

@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
+from bench.kernel_cache import njit
 
 from bench.models.filters import cell_neighbours
 from bench.native.bitfield import _ctz, _popcount

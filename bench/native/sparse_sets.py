@@ -45,14 +45,14 @@ between calls, so the kernel runs in slices of a node budget and the Python
 wrapper can enforce time limits, react to Ctrl-C, print traces and drain the
 solution buffer without one Python call per solution.  Covers, unique and
 total are counted inside the kernel through
-:func:`~bench.models.symmetry.classify_cover`.
+:func:`~bench.models.canonical.classify_cover`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from bench.kernel_cache import njit
 from bench.native.codes import (BACKUP, DONE, FORWARD, HANDOFF, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE,
                                 S_TRACE_KIND, S_UPDATES, TRACE, TRY, record_cover)
 from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,

@@ -1,1 +1,17 @@
-"""Scaling a solve out: sub-problems, local workers, a Dask cluster, the checkpoint journal and progress."""
+"""Scaling a solve out: sub-problems, local workers, a Dask cluster, the checkpoint journal and progress.
+
+The defaults the command line's help shows are here, so that building the
+parser loads none of the runner (:mod:`bench.parallel.runner`) and its kernels.
+"""
+
+import os
+
+SUBPROBLEMS_PER_WORKER = 6
+
+
+def default_workers() -> int:
+    """Every core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1

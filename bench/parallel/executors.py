@@ -35,12 +35,20 @@ _payload = None
 
 
 def solve_one(payload, prefix: tuple) -> dict:
-    """Solve one sub-problem: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters."""
+    """Solve one sub-problem: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters.
+
+    ``timeline`` (never journaled) says where and when it ran: the process,
+    its :func:`time.perf_counter` at the start and the end (one clock for
+    every process of a machine) and FILA's set-up seconds.
+    """
+    started = time.perf_counter()
     cover, engine, settings = payload
     engine.warm_up()
     result = engine.solve(cover, replace(settings, prefix=prefix))
     return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
-            "stats": result.stats, "seconds": result.timings.get("solve", 0.0)}
+            "stats": result.stats, "seconds": result.timings.get("solve", 0.0),
+            "timeline": {"pid": os.getpid(), "started": started, "ended": time.perf_counter(),
+                         "fila_setup": result.timings.get("fila_setup", 0.0)}}
 
 
 def _install(payload, parent: int) -> None:
@@ -59,11 +67,13 @@ def _solve_installed(prefix: tuple) -> dict:
     return solve_one(_payload, prefix)
 
 
-def local_results(payload, subproblems: list, workers: int, deadline: float | None = None):
+def local_results(payload, subproblems: list, workers: int, deadline: float | None = None, on_started=None):
     """Solve ``subproblems`` (in this order) on ``workers`` forked processes; yields as they finish.
 
     At ``deadline`` (a :func:`time.perf_counter` time) it stops, the
-    workers killed, whatever is still running.
+    workers killed, whatever is still running.  ``on_started()`` is called
+    once the first workers have their sub-problems, so that what the parent
+    still has to do (writing the journal's header) overlaps their work.
     """
     pending = {sub.ident: sub for sub in subproblems}
     restarts = 0
@@ -74,6 +84,9 @@ def local_results(payload, subproblems: list, workers: int, deadline: float | No
         broken = False
         try:
             futures = {pool.submit(_solve_installed, sub.prefix): sub for sub in pending.values()}
+            if on_started is not None:
+                on_started()
+                on_started = None
             waiting = set(futures)
             while waiting and not broken:
                 left = None if deadline is None else deadline - time.perf_counter()

@@ -108,6 +108,19 @@ def _path(search, prefix: tuple) -> tuple:
     return tuple(path)
 
 
+def options_left(cover, subs: list[SubProblem]) -> np.ndarray:
+    """For each sub-problem, the options that share no item with its prefix's placements (a size it costs nothing to read)."""
+    left = np.empty(len(subs), dtype=np.int64)
+    starts = cover.opt_ptr[:-1]
+    for k, sub in enumerate(subs):
+        taken = np.zeros(cover.n_items, dtype=bool)
+        for option, _ in sub.prefix:
+            taken[cover.opt_items[cover.opt_ptr[option]:cover.opt_ptr[option + 1]]] = True
+        clash = np.logical_or.reduceat(taken[cover.opt_items], starts) if cover.n_options else np.zeros(0, bool)
+        left[k] = cover.n_options - int(np.count_nonzero(clash))
+    return left
+
+
 def merge_stats(parts: list[dict]) -> dict:
     """Sum machine-independent counters: numbers add, lists add element-wise, ``fila`` totals add (maxima for sizes).
 

@@ -1,0 +1,131 @@
+"""Start-up: whole ``bench`` processes in two checkouts, interleaved, and the libraries each command loads.
+
+``python -m bench.benchmarks.startup BEFORE AFTER [--rounds R] [--python PY]``
+runs each case (``bench --help``, ``bench info``, cached ``bench solve``
+runs of 10x6 and the Tetris Cube) as a fresh ``python -m bench`` process in
+the checkout BEFORE and in AFTER by turns (A B, then B A, ...), after one
+run each that fills the kernel and cover caches, and times the whole
+process: wall seconds, and the CPU seconds the operating system accounts
+to the child.  The ratio is the median over rounds of before / after, which
+is robust to the drift of a shared machine.  It also lists the heavy
+libraries each command leaves in ``sys.modules``.  Writes
+``results/startup-COMMIT-COMMIT.md``.  A checkout is any directory holding
+the ``bench`` package; PY must have bench's dependencies installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from bench.benchmarks.checkouts import commit_of
+from bench.files import write_atomic
+
+CASES = [
+    ["--help"],
+    ["info", "defs/pentominoes_10x6.txt"],
+    ["solve", "-q", "-e", "fila", "defs/pentominoes_10x6.txt"],
+    ["solve", "-q", "-e", "fila", "defs/tetriscube.txt"],
+]
+HEAVY = ("numpy", "numba", "ortools", "pysat", "dask", "tabulate", "matplotlib", "jinja2", "tqdm", "statistics",
+         "multiprocessing")
+PROBE = """
+import json, sys
+from bench.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print(json.dumps(sorted({m.partition(".")[0] for m in sys.modules})), file=sys.stderr)
+"""
+
+
+def run_once(python: str, checkout: str, argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU seconds of one ``python -m bench ARGV`` in ``checkout`` (output thrown away)."""
+    start = time.perf_counter()
+    child = subprocess.Popen([python, "-m", "bench", *argv], cwd=checkout, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(argv)} in {checkout} exited with {child.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def libraries(python: str, checkout: str, argv: list[str]) -> list[str]:
+    """The libraries of :data:`HEAVY` that ``bench ARGV`` leaves loaded."""
+    done = subprocess.run([python, "-c", PROBE, *argv], cwd=checkout, capture_output=True, text=True)
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    return [name for name in HEAVY if name in loaded]
+
+
+def compare(python: str, before: str, after: str, argv: list[str], rounds: int) -> dict:
+    """Interleaved rounds of one case; the first run of each checkout only fills its caches."""
+    for checkout in (before, after):
+        run_once(python, checkout, argv)
+    wall: dict[str, list[float]] = {before: [], after: []}
+    cpu: dict[str, list[float]] = {before: [], after: []}
+    for r in range(rounds):
+        for checkout in ((before, after) if r % 2 == 0 else (after, before)):
+            w, c = run_once(python, checkout, argv)
+            wall[checkout].append(w)
+            cpu[checkout].append(c)
+    return {"case": "bench " + " ".join(argv),
+            **{f"{side}_{kind}": (statistics.median(values[checkout]), min(values[checkout]), max(values[checkout]))
+               for side, checkout in (("before", before), ("after", after))
+               for kind, values in (("wall", wall), ("cpu", cpu))},
+            "ratio": statistics.median(b / a for b, a in zip(wall[before], wall[after])),
+            "loaded_before": libraries(python, before, argv), "loaded_after": libraries(python, after, argv)}
+
+
+def _cell(figures: tuple[float, float, float]) -> str:
+    return f"{figures[0]:.3f} ({figures[1]:.3f}-{figures[2]:.3f})"
+
+
+def markdown(before: str, after: str, rows: list[dict], rounds: int) -> str:
+    """The report: one row per case, then the libraries each command loads."""
+    lines = [f"# Start-up: commit {before} against commit {after}", "",
+             f"{rounds} interleaved rounds per case, each a whole `python -m bench` process with its kernel and "
+             "cover caches filled; seconds as median (min-max); ratio = median over rounds of before / after wall "
+             "time (above 1: after is faster).", "",
+             "| case | before wall s | after wall s | before CPU s | after CPU s | before/after |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| `{r['case']}` | {_cell(r['before_wall'])} | {_cell(r['after_wall'])} | "
+                     f"{_cell(r['before_cpu'])} | {_cell(r['after_cpu'])} | {r['ratio']:.2f} |")
+    lines += ["", "Heavy libraries loaded:", "", "| case | before | after |", "|---|---|---|"]
+    for r in rows:
+        lines.append(f"| `{r['case']}` | {' '.join(r['loaded_before']) or '-'} | {' '.join(r['loaded_after']) or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare the checkouts' start-up and write the report."""
+    parser = argparse.ArgumentParser(prog="python -m bench.benchmarks.startup", description=__doc__.split("\n\n")[0])
+    parser.add_argument("before", metavar="BEFORE")
+    parser.add_argument("after", metavar="AFTER")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--results", default="results")
+    args = parser.parse_args(argv)
+    rows = []
+    for case in CASES:
+        rows.append(compare(args.python, args.before, args.after, case, args.rounds))
+        r = rows[-1]
+        print(f"{r['case']}: before {r['before_wall'][0]:.3f} s, after {r['after_wall'][0]:.3f} s wall, "
+              f"ratio {r['ratio']:.2f}", flush=True)
+    before, after = commit_of(args.before), commit_of(args.after)
+    out = os.path.join(args.results, f"startup-{before}-{after}.md")
+    write_atomic(out, markdown(before, after, rows, args.rounds), "benchmark report")
+    print(f"written to {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

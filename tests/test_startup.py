@@ -1,0 +1,83 @@
+"""Start-up: each command imports only what it needs.
+
+Each case runs the command in a fresh interpreter and lists the heavy
+libraries in ``sys.modules`` at its end: numba alone costs about 0.15-0.45 s
+of a process's start, the solvers' and the reports' libraries more.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+SOLVERS = ("ortools", "pysat", "dask", "distributed", "xcover", "exact_cover", "pyganak")
+REPORTING = ("tabulate", "matplotlib", "jinja2")
+NATIVE = ("numba", "llvmlite")
+
+PROBE = """
+import json, sys
+from bench.cli import main
+try:
+    status = main(sys.argv[1:])
+except SystemExit as exc:
+    status = exc.code
+print(json.dumps({"status": status, "modules": sorted({name.partition(".")[0] for name in sys.modules})}),
+      file=sys.stderr)
+"""
+
+
+def loaded(*argv: str) -> tuple[int, set[str]]:
+    """Exit status and top-level modules imported by ``bench ARGV`` in a fresh interpreter."""
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    return report["status"], set(report["modules"])
+
+
+LIGHT_COMMANDS = [
+    ("--help",),
+    ("--version",),
+    *[(command, "--help") for command in ("solve", "run", "estimate", "info", "check", "report", "compare")],
+    ("info", "defs/pentominoes_10x6.txt"),
+    ("info", "-r", "L", "defs/tetriscube.txt"),
+    ("check", "defs/pentominoes_10x6.txt", "tests/data"),
+    ("report", "results/fila-10x6.json"),
+    ("report", "--csv", "results/fila-10x6.json"),
+    ("compare", "results/dlx-10x6.json", "results/fila-10x6.json"),
+]
+
+
+@pytest.mark.parametrize("argv", LIGHT_COMMANDS, ids=" ".join)
+def test_commands_that_solve_nothing_load_no_solver_and_no_compiler(argv):
+    status, modules = loaded(*argv)
+    assert status in (0, 1)
+    assert modules & {*SOLVERS, *REPORTING, *NATIVE} == set()
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("--version",), ("solve", "--help")], ids=" ".join)
+def test_help_loads_not_even_numpy(argv):
+    status, modules = loaded(*argv)
+    assert status == 0
+    assert "numpy" not in modules
+
+
+@pytest.mark.parametrize("engine", ["fila", "dlx"])
+def test_native_solves_load_no_other_solver_and_no_report_library(engine):
+    status, modules = loaded("solve", "-q", "--engine", engine, "defs/pentominoes_20x3.txt")
+    assert status == 0
+    assert "numba" in modules
+    assert modules & {*SOLVERS, *REPORTING} == set()
+
+
+def test_the_library_encodes_without_numba():
+    code = ("import sys, bench\n"
+            "from bench.prepare import Request, prepare\n"
+            "[p] = bench.load('defs/pentominoes_10x6.txt')\n"
+            "prepared = prepare(p, Request(redundancy=True))\n"
+            "print(prepared.cover.n_options, p.group.order, 'numba' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert proc.stdout.split() == ["2032", "4", "False"]
