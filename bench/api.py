@@ -90,7 +90,7 @@ def solve(puzzle, engine: str = "fila", *, redundancy: bool | str | None = None,
     prepared = prepare(puzzle, request, solver)
     limits = Limits(max_solutions=max_solutions, node_limit=node_limit, time_limit=time_limit,
                     keep_solutions=keep_solutions)
-    compile_seconds = solver.warm_up()
+    compile_seconds = solver.warm_up(prepared.cover, prepared.settings)
     parallel = ParallelOptions(workers=workers, explicit=False) if workers > 1 else None
     result = solve_maybe_parallel(prepared.cover, solver, prepared.settings, limits, parallel, printing=False)
     result.timings = {"compile": compile_seconds, **prepared.timings, **result.timings}

@@ -110,14 +110,14 @@ def is_cached(dispatcher) -> bool:
 def announce_compilation(dispatchers, stream=None) -> bool:
     """Say on standard error, once, that the kernels are about to be compiled when any is not cached yet.
 
-    Returns True when it said so.  A first run compiles for about a minute
-    of CPU; without a word it looks like a hang.
+    Returns True when it said so.  A first run compiles for 10 to 30 s of
+    CPU; without a word it looks like a hang.
     """
     global _announced
     if _announced or all(is_cached(d) for d in dispatchers):
         return False
     _announced = True
-    print("bench: compiling the native kernels (first run only, about a minute; cached afterwards) ...",
+    print("bench: compiling the native kernels this run needs (once; cached afterwards) ...",
           file=stream or sys.stderr, flush=True)
     return True
 

@@ -148,7 +148,6 @@ def cmd_run(args) -> int:
     document = results.new_document(["bench", "run", *args.paths], options)
     path = None if args.no_save else output_path(args.results)
     files = definition_files(args.paths)
-    compile_seconds = warm_up(specs)
     errors: list[str] = []
     interrupted = False
     progress = RunProgress(len(files), len(specs) * args.rounds)
@@ -184,8 +183,8 @@ def cmd_run(args) -> int:
                     rows = static_proof_rows(entry, specs, reasons)
                     progress.done(len(specs) * args.rounds)
                 else:
-                    rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout, compile_seconds,
-                                        parallel, progress)
+                    rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout,
+                                        warm_up(specs, cover), parallel, progress)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if reasons:

@@ -15,13 +15,13 @@ from bench.engines import Result, Status, get_engine
 from bench.parallel.runner import ParallelOptions
 
 
-def warm_up(specs: list[str]) -> dict[str, float]:
-    """Compile the JIT engines once in this process; forked children inherit the code."""
+def warm_up(specs: list[str], cover) -> dict[str, float]:
+    """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code."""
     out = {}
     for spec in specs:
         engine = get_engine(spec)
         if engine.available():
-            out[spec] = engine.warm_up()
+            out[spec] = engine.warm_up(cover)
     return out
 
 

@@ -206,8 +206,12 @@ class Engine(ABC):
             return f"library not installed: {absent}"
         return f"install the {self.extra} extra (pip install '{DISTRIBUTION}[{self.extra}]'; missing: {absent})"
 
-    def warm_up(self) -> float:
-        """Compile or load whatever the engine compiles, once per process; returns the seconds it took."""
+    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
+        """Compile or load what a solve of ``cover`` under ``settings`` needs, once per process; returns its seconds.
+
+        Without a cover, what a plain solve needs.  The seconds are those of
+        the compiled code the solve uses, whichever call compiled it.
+        """
         return 0.0
 
     def configure(self, puzzle, request):

@@ -55,8 +55,8 @@ class XcoverEngine(Engine):
     requires = ("xcover",)
     extra = "compare"
 
-    def warm_up(self) -> float:
-        """Seconds spent compiling (or loading) the kernel in this process."""
+    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
+        """Seconds spent compiling (or loading) the kernel in this process (one for every cover)."""
         return warm_up()
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,

@@ -363,6 +363,10 @@ class BitsetSearch(Search):
         self.items64 = cover.opt_items.astype(np.int64)
         self.ptr64 = cover.opt_ptr.astype(np.int64)
 
+    def specialization(self) -> str:
+        """This kernel's one specialization (see :mod:`bench.native.warmup`)."""
+        return "bits"
+
     def _slice(self, budget: int) -> int:
         sym = self.cover.symmetry
         return bitset_search(

@@ -320,8 +320,18 @@ class Constraints:
     par_s: np.ndarray
     scratch: tuple
 
-    def args(self) -> "ConstraintArgs":
-        """The bundle the DLX kernel takes (see :func:`bench.native.sparse_sets.dlx_search`)."""
+    @property
+    def active(self) -> bool:
+        """True when a trigger or filter acts at search nodes."""
+        return bool(self.cfg[list(SETTING_SLOTS.values())].any())
+
+    def args(self) -> "ConstraintArgs | None":
+        """The bundle the DLX kernel takes (see :func:`bench.native.sparse_sets.dlx_search`); None when none is active.
+
+        The kernel's specialisation for None compiles without the triggers and filters.
+        """
+        if not self.active:
+            return None
         return ConstraintArgs(self.cfg, self.opt_par, self.opt_pstep, self.par_ok, self.shape_size, self.nb_ptr,
                               self.nb, self.counters, self.par_d, self.par_s, *self.scratch)
 

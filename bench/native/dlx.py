@@ -12,31 +12,12 @@ import time
 
 from bench.engines.protocol import Engine, Limits, Result, Settings
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
-from bench.errors import UsageError
-from bench.native import bitset
+from bench.errors import BenchError, UsageError
+from bench.native import bitset, warmup
 from bench.native.codes import S_COVERS, S_TOTAL, S_UNIQUE
 from bench.native.search import Search
 
 # -- the engine -----------------------------------------------------------------------
-
-_compile_seconds: float | None = None
-
-
-def warm_up() -> float:
-    """Compile (or load from the cache) the kernel once per process; returns the seconds it took."""
-    global _compile_seconds
-    if _compile_seconds is None:
-        from bench.kernel_cache import announce_compilation
-        from bench.models.cover import Cover
-        from bench.native.sparse_sets import dlx_search
-
-        announce_compilation([dlx_search, bitset.bitset_search])
-        start = time.perf_counter()
-        tiny = Cover.from_options([[0, 1], [1, 2], [2], [0]], [1, 1, 1])
-        Search(tiny, Settings(), Limits()).run()
-        bitset.BitsetSearch(tiny, Settings(), Limits()).run()
-        _compile_seconds = time.perf_counter() - start
-    return _compile_seconds
 
 
 KERNELS = ("bits", "sets")
@@ -65,9 +46,24 @@ class DlxEngine(Engine):
         self.tuning = parse_tuning(self.name, "/".join(t for t in tokens if t not in KERNELS),
                                    frozenset({"order"}) | CONSTRAINTS)
 
-    def warm_up(self) -> float:
-        """Seconds spent compiling (or loading) the kernel in this process."""
-        return warm_up()
+    def specializations(self, settings: Settings) -> set[str]:
+        """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.native.warmup`)."""
+        if (self.kernel or ("bits" if bitset.suits(settings) else "sets")) == "bits":
+            return {"bits"}
+        return {warmup.search_specialization(warmup.constrained(settings))}
+
+    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
+        """Compile (or load) the kernel a solve of ``cover`` under ``settings`` runs; returns its seconds.
+
+        Without a cover, both kernels of a search without in-search constraints.
+        """
+        if cover is None:
+            return warmup.ensure({"bits", "sets"})
+        try:
+            resolved = self.resolve(cover, settings or Settings())
+        except BenchError:
+            return 0.0  # the solve says why
+        return warmup.ensure(self.specializations(resolved))
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None, on_trace=None) -> Result:
         """Count (and optionally return) the exact covers of ``cover``.
@@ -86,7 +82,7 @@ class DlxEngine(Engine):
         if self.kernel == "bits" and not plain:
             raise UsageError("dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")
         kernel = self.kernel or ("bits" if plain else "sets")
-        compile_seconds = warm_up()
+        compile_seconds = warmup.ensure(self.specializations(settings))
         t0 = time.perf_counter()
         search = (bitset.BitsetSearch if kernel == "bits" else Search)(cover, settings, limits, on_solutions, on_trace)
         setup_seconds = time.perf_counter() - t0
@@ -104,6 +100,7 @@ class DlxEngine(Engine):
             total=int(search.state[S_TOTAL]) if exact else None,
             solutions=search.kept,
             stats=stats,
-            timings={"compile": compile_seconds, "setup": setup_seconds, "solve": search.solve_seconds},
+            timings={"compile": compile_seconds + search.late_compile_seconds, "setup": setup_seconds,
+                     "solve": search.solve_seconds},
             cover_hash=cover.hash,
         )

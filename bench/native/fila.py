@@ -23,15 +23,14 @@ import numpy as np
 
 from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, apply_tuning
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
-from bench.errors import Unsupported, UsageError
-from bench.kernel_cache import announce_compilation
+from bench.errors import BenchError, Unsupported, UsageError
 from bench.models.tuning import filtered_handoff
-from bench.native import dlx
+from bench.native import warmup
 from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
 from bench.native.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.native.fila_kernel import (F_AVAIL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, TriggerArgs,
                                       fila_search)
-from bench.native.fila_lists import Handoff, Plan, build_handoff, make_plan, words
+from bench.native.fila_lists import Plan, build_handoff, make_plan, words
 from bench.native.search import Search, piece_count
 
 MAX_CELLS = 128
@@ -54,10 +53,10 @@ class FilaRun:
         used = np.unique(plan.fam[1 : self.p0 + 1])
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
-        h = Handoff._make(build_handoff(
+        h = build_handoff(
             cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
             search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
-            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box))
+            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box)
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
         self.nonempty, self.ls_base, self.order_cells = h.nonempty, h.ls_base, h.order_cells
@@ -87,6 +86,9 @@ class FilaRun:
         self.prefix = search.chosen[:level].copy()
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
+        compiled = warmup.spent()
+        warmup.ensure([warmup.fila_specialization(n_words)])
+        start += warmup.spent() - compiled
         totals["handoffs"] += 1
         totals["images"] += len(self.img_opt)
         totals["list_entries"] += len(self.entry_img)
@@ -130,7 +132,7 @@ class FilaRun:
             self.full, self.kind, self.fam,
             self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk,
             self.pos_stack, self.fbuf, self.fcount, self.flen, self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
-            self.prefix, self.img_opt, self.chosen, s.cover.opt_ptr, s.cover.opt_items, s.cover.n_cells,
+            self.prefix, self.img_opt, self.chosen, s.opt_ptr, s.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
             s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
             s.trace, self.spare, self.fcons)
@@ -193,28 +195,23 @@ def check_cover(cover) -> None:
         raise Unsupported("fila needs options made of cells and exactly one piece item")
 
 
-_compile_seconds: float | None = None
+def handoff_words(cover, handoff_at: int) -> set[int]:
+    """The bitfield word counts of the hand-offs with ``handoff_at`` pieces left (FILA's kernel specializations).
 
-
-def warm_up() -> float:
-    """Compile (or load from the cache) DLX and both FILA word sizes once per process; returns the seconds."""
-    global _compile_seconds
-    if _compile_seconds is None:
-        from bench.models.cover import Cover
-        from bench.models.definition import parse_text
-        from bench.models.puzzle import Puzzle
-
-        announce_compilation([fila_search, build_handoff])
-        start = time.perf_counter()
-        dlx.warm_up()
-        for x, y in ((4, 2), (66, 2)):
-            pieces = "".join(f"C:name=d{k}:layout=0 0 0, 1 0 0\n" for k in range(x * y // 2))
-            text = f"D:xDim={x}:yDim={y}:zDim=1\n{pieces}~D\n"
-            cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]))
-            for order in ("e", "f", "s", "x"):
-                run_pipeline(cover, resolve(cover, Settings(order=order, fila=x * y // 2 - 1)), Limits(max_solutions=1))
-        _compile_seconds = time.perf_counter() - start
-    return _compile_seconds
+    The open cells then are the cells of the pieces left, so between the
+    ``handoff_at`` smallest and largest pieces' cells (at most that, with
+    spare pieces).  A hand-off deeper down (a forced item at the hand-off
+    level) may have fewer: its specialization is compiled when it comes.
+    """
+    sizes = np.repeat([shape.size for shape in cover.puzzle.shapes], cover.item_hi[cover.n_cells:])
+    sizes.sort()
+    upper = min(int(sizes[len(sizes) - handoff_at:].sum()), cover.n_cells)
+    exact = np.array_equal(cover.item_lo[cover.n_cells:], cover.item_hi[cover.n_cells:])
+    lower = int(sizes[:handoff_at].sum()) if exact else 0
+    words = {1} if lower <= 64 else set()
+    if upper > 64 and lower <= MAX_CELLS:
+        words.add(2)
+    return words
 
 
 class FilaEngine(Engine):
@@ -227,9 +224,24 @@ class FilaEngine(Engine):
     def __init__(self, variant: str = ""):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
 
-    def warm_up(self) -> float:
-        """Seconds spent compiling (or loading) the kernels in this process."""
-        return warm_up()
+    def specializations(self, cover, settings: Settings) -> set[str]:
+        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.native.warmup`)."""
+        words = handoff_words(cover, settings.fila)
+        return {warmup.search_specialization(warmup.constrained(settings))} | {
+            warmup.fila_specialization(w) for w in words}
+
+    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
+        """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.
+
+        Without a cover, those of a plain search of up to 64 cells.
+        """
+        if cover is None:
+            return warmup.ensure({"sets", "fila1"})
+        try:
+            resolved = self.resolve(cover, settings or Settings())
+        except BenchError:
+            return 0.0  # the solve says why
+        return warmup.ensure(self.specializations(cover, resolved))
 
     def configure(self, puzzle, request):
         """With no tuning option at all, the configuration chosen from estimates of each candidate's search.
@@ -282,7 +294,7 @@ class FilaEngine(Engine):
         """
         self.check(settings, limits)
         settings = self.resolve(cover, settings)
-        compile_seconds = warm_up()
+        compile_seconds = warmup.ensure(self.specializations(cover, settings))
         search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
         exact = settings.goal == 0
         stats = search.stats()
@@ -297,7 +309,7 @@ class FilaEngine(Engine):
             total=int(search.state[S_TOTAL]) if exact else None,
             solutions=search.kept,
             stats=stats,
-            timings={"compile": compile_seconds, "setup": setup_seconds, "fila_setup": totals["setup_seconds"],
+            timings={"compile": compile_seconds + search.late_compile_seconds, "setup": setup_seconds, "fila_setup": totals["setup_seconds"],
                      "solve": search.solve_seconds},
             cover_hash=cover.hash,
         )

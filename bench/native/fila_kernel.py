@@ -90,6 +90,8 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
     they act below the hand-off node, which DLX has checked.
     """
+    # always passed (not None without triggers, as DLX's cons is): a specialization without them searched 10x6
+    # 3 % slower (interleaved in one process) for under 2 s less compiling
     ccfg, par_ok, img_par, img_pstep, fpar = fcons.cfg, fcons.par_ok, fcons.img_par, fcons.img_pstep, fcons.fpar
     counters, lnb_ptr, lnb, lsize = fcons.counters, fcons.nb_ptr, fcons.nb, fcons.size
     lregion, lvol, lmark, lstack, lreach = fcons.region, fcons.vol, fcons.mark, fcons.stack, fcons.reach

@@ -31,7 +31,7 @@ from bench.native.memo import CoverMemo
 
 @njit(cache=True)
 def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items):
-    """The options still in play in a DLX state, ascending.
+    """The options still in play in a DLX state, in no particular order.
 
     Every option in play covers an open cell and is listed there; an option
     is taken from the list of its first cell, so each appears once.
@@ -50,7 +50,7 @@ def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt
                 if opt_items[opt_ptr[o]] == t:
                     out[m] = o
                     m += 1
-    return np.sort(out[:m])
+    return out[:m]
 
 
 @njit(cache=True)
@@ -204,24 +204,52 @@ Handoff = namedtuple("Handoff", [
 """What :func:`build_handoff` returns, by name."""
 
 
-@njit(cache=True)
 def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
-            rank_g, ordered, nof, box_of, scan_cells, n_box):
-    """Everything FILA needs for the branch a DLX state describes, in one compiled pass.
+                  rank_g, ordered, nof, box_of, scan_cells, n_box) -> Handoff:
+    """Everything FILA needs for the branch a DLX state describes.
+
+    The sub-puzzle (:func:`local_puzzle`), the options still in play as its
+    images (:func:`active_options`, :func:`sub_images`), their list sets
+    (:func:`build_lists`) and the neighbour relation as masks and shifts
+    (:func:`neighbour_masks`, :func:`neighbour_directions`).  Each step is
+    its own compiled function called from here: compiled inside one caller,
+    numba would link and optimize them all again as part of it, which cost
+    more CPU than compiling them.
+    """
+    (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
+     full) = local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
+    # each family's scan: its cells by rank, ties in cell order
+    order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
+    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
+    options = np.sort(active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items))
+    img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
+    lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
+                                                                 len(left), fam_rank, ordered, nb_ptr, nb, nof)
+    right, shift_left, masks = neighbour_directions(nb_ptr, nb, n_words)
+    return Handoff(n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask,
+                   neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb)
+
+
+LAST = np.int32(np.iinfo(np.int32).max)
+
+
+@njit(cache=True)
+def local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box):
+    """The sub-puzzle of a DLX state: its cells as bits, its shapes, its neighbours and its scan orders.
 
     The open cells become bits: at their places in the puzzle's box
     (``box_of``, ``n_box`` cells, the cells that are not open set from the
     start) when the box fits in the words the open cells need, so that
     neighbours are shifts apart; otherwise packed as ``0 .. n_open - 1``
     in the order of ``scan_cells``.  Both numberings keep the scan order,
-    so the lowest open bit is the first open cell.  Shapes with pieces left become shapes
-    ``0 .. n_shapes - 1`` with their piece counts (``left``) and how many
-    may stay unused (``slack``); the options still in play become the
-    images.  Returns the fields of :data:`Handoff`: ``n_open, n_local, n_words, options, left,
-    slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, right,
-    shift_left, masks, full, order_cells, nb_ptr, nb`` (see :func:`build_lists` and
-    :func:`neighbour_directions`; ``nb_ptr, nb`` are the open neighbours of
-    each local cell, ``full`` has the open cells' bits).
+    so the lowest open bit is the first open cell.  Shapes with pieces left
+    become shapes ``0 .. n_shapes - 1`` with their piece counts (``left``)
+    and how many may stay unused (``slack``).  Returns ``n_open, n_local,
+    n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank, full``:
+    ``local_of`` and ``shape_of`` map the cover's items to local cells and
+    shapes (-1: none), ``nb_ptr, nb`` are the open neighbours of each local
+    cell, ``fam_rank`` each family's cell ranks (cells that are not open
+    last), ``full`` has the open cells' bits.
     """
     n_items = count.shape[0]
     n_open = 0
@@ -252,8 +280,6 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
         if s >= 0:
             left[s] = hi[t] - count[t]
             slack[s] = left[s] - max(lo[t] - count[t], 0)
-    options = active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items)
-    img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
     nb_ptr = np.zeros(n_local + 1, dtype=np.int32)
     for c in range(n_local):
         g = open_cells[c]
@@ -275,22 +301,15 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
                     m += 1
     n_fam = rank_g.shape[0]
     fam_rank = np.empty((n_fam, n_local), dtype=np.int32)
-    order_cells = np.empty((n_fam, n_local), dtype=np.int32)
     for f in range(n_fam):
         for c in range(n_local):
             # cells that are not open come last: a scan stops at an open cell first
-            fam_rank[f, c] = rank_g[f, open_cells[c]] if open_cells[c] >= 0 else np.iinfo(np.int32).max
-        order_cells[f] = np.argsort(fam_rank[f], kind="mergesort").astype(np.int32)
-    lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
-                                                                 n_shapes, fam_rank, ordered, nb_ptr, nb, nof)
-    nbr = neighbour_masks(nb_ptr, nb, n_words)
-    right, shift_left, masks = neighbour_directions(nb_ptr, nb, n_words)
+            fam_rank[f, c] = rank_g[f, open_cells[c]] if open_cells[c] >= 0 else LAST
     full = np.zeros((1, n_words), dtype=np.uint64)
     for c in range(n_local):
         if open_cells[c] >= 0:
             full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return (n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr,
-            right, shift_left, masks, full, order_cells, nb_ptr, nb)
+    return n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank, full
 
 
 def words(a: np.ndarray) -> np.ndarray:

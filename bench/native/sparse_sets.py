@@ -95,7 +95,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     hand-off, so FILA receives the filtered options; an option a filter
     removes goes out like any other and comes back when the level is undone.
 
-    ``cons`` is a :data:`~bench.native.constraints.ConstraintArgs`, ``path``
+    ``cons`` is a :data:`~bench.native.constraints.ConstraintArgs`, or None
+    when no trigger or filter is on (a specialisation without their code), ``path``
     a :data:`~bench.native.search.PathArgs`.  The first ``base`` levels replay a sub-problem's prefix: level
     L drops the options ``force_ex[force_ex_ptr[L]:force_ex_ptr[L+1]]`` (the
     siblings an identical-piece branch had already tweaked out) and places
@@ -106,21 +107,15 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     level L, and ``est`` accumulates nodes, attempts and complete covers each
     weighted by it, so one call is one unbiased estimate of the tree's size.
     """
-    cfg, opt_par, opt_pstep, par_ok, shape_size = cons.cfg, cons.opt_par, cons.opt_pstep, cons.par_ok, cons.shape_size
-    nb_ptr, nb, counters, par_d, par_s = cons.nb_ptr, cons.nb, cons.counters, cons.par_d, cons.par_s
-    region, vol, stack, counts, reach, mark = cons.region, cons.vol, cons.stack, cons.counts, cons.reach, cons.mark
-    rmark, dec, tstamp, ostamp, tlist, out = cons.rmark, cons.dec, cons.tstamp, cons.ostamp, cons.tlist, cons.out
-    pb_min = cfg[C_PARITY_BT]
-    vb_min = cfg[C_VOLUME_BT]
-    pf_min = cfg[C_PARITY_FILTER]
-    vf_min = cfg[C_VOLUME_FILTER]
-    ff_min = cfg[C_FIT_FILTER]
-    fit_rounds = cfg[C_FIT_ROUNDS]
-    poff = cfg[C_PAR_OFFSET]
+    # cons is None in a search without triggers or filters: numba then prunes every block guarded by
+    # ``cons is not None`` before typing, and this specialisation compiles none of their code (a third of the
+    # kernel's compile time)
+    if cons is not None:
+        cfg, opt_par, opt_pstep, par_d, par_s = cons.cfg, cons.opt_par, cons.opt_pstep, cons.par_d, cons.par_s
+        track = cfg[C_PARITY_BT] > 0 or cfg[C_PARITY_FILTER] > 0
+        checks = track or cfg[C_VOLUME_BT] > 0 or cfg[C_VOLUME_FILTER] > 0 or cfg[C_FIT_FILTER] > 0
     base, force_opt, force_ex_ptr, force_ex = path.base, path.force_opt, path.force_ex_ptr, path.force_ex
     sample, sprod, est = path.sample, path.sprod, path.est
-    track = pb_min > 0 or pf_min > 0
-    checks = track or vb_min > 0 or vf_min > 0 or ff_min > 0
     n_items = np.uint32(size.shape[0])
     root = n_items
 
@@ -160,22 +155,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
         return x
 
     def placed(level, x, o):
-        # option o, through node x, is the placement at this level: the path
-        # and, for the parity trigger and filter, the next level's state
+        # option o, through node x, is the placement at this level
         node[level] = x
         chosen[level] = o
-        if track:
-            par_d[level + 1] = par_d[level] - opt_par[o]
-            par_s[level + 1] = par_s[level] - opt_pstep[o]
-
-    def drop_filtered(m, counted):
-        # take the m options a filter returned out of play; their updates are
-        # the splitter's above a replayed prefix
-        n = 0
-        for q in range(m):
-            n += drop_option(out[q])
-        if counted:
-            state[S_UPDATES] += n
 
     def close(j, check):
         # item j just closed: take each option still in its set out of every
@@ -220,7 +202,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 c = count[t] + 1
                 count[t] = c
                 if c == lo[t]:
-                    unlist(t)
+                    # unlist(t), spelled out: every closure call site costs numba a compile of the closure
+                    rlink[llink[t]] = rlink[t]
+                    llink[rlink[t]] = llink[t]
             z += one
         n = 0
         z = opt_ptr[o]
@@ -243,7 +227,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             if z != x:
                 t = opt_items[z]
                 if count[t] == lo[t]:
-                    relist(t)
+                    # relist(t), spelled out
+                    rlink[llink[t]] = t
+                    llink[rlink[t]] = t
                 count[t] -= 1
 
     def save(row):
@@ -292,48 +278,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
         return trace > 0 and left >= trace
 
-    # The steps of FORWARD, named.  Each runs at most once per node, and the closures they call cost their
-    # reference counting only where they work on the whole matrix anyway (the filters) or off the hot path (the
-    # prefix of a split sub-problem).
-
-    def backtracks(level, remaining):
-        # the triggers: the pieces left cannot reach the region's parity, or a region's volume
-        if pb_min > 0 and remaining >= pb_min:
-            idx = par_d[level] + poff
-            if idx < 0 or idx >= par_ok.shape[1] or par_ok[par_s[level], idx] == 0:
-                counters[K_PARITY_BT, remaining] += 1
-                return True
-        if vb_min > 0 and remaining >= vb_min:
-            if volume_violated(n_cells, count, hi, nb_ptr, nb, shape_size, region, vol, mark, stack, counts, reach):
-                counters[K_VOLUME_BT, remaining] += 1
-                return True
-        return False
-
-    def filter_options(level, remaining):
-        # the in-search filters: drop the options that would break the parity, a region's volume or an item's fit
-        if pf_min > 0 and remaining >= pf_min:
-            m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep,
-                                   par_ok, poff, par_d[level], par_s[level], out)
-            drop_filtered(m, level >= base)
-            counters[K_PARITY_FILTER, remaining] += m
-        if vf_min > 0 and remaining >= vf_min:
-            m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items,
-                                   nb_ptr, nb, shape_size, region, vol, stack, counts, reach, mark, rmark, out)
-            drop_filtered(m, level >= base)
-            counters[K_VOLUME_FILTER, remaining] += m
-        if ff_min > 0 and remaining >= ff_min:
-            r = 0
-            while fit_rounds == 0 or r < fit_rounds:
-                r += 1
-                # the pass takes its options out itself (later ones see earlier removals)
-                m = fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items,
-                                    dec, tstamp, ostamp, tlist, cfg, out)
-                if level >= base:
-                    for q in range(m):
-                        state[S_UPDATES] += opt_ptr[out[q] + one] - opt_ptr[out[q]]
-                counters[K_FIT_FILTER, remaining] += m
-                if m == 0:
-                    break
+    # The steps of FORWARD, named.  Each runs at most once per node; the split sub-problem's prefix is off the hot
+    # path.  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures they
+    # would be inlined and processed in every specialization, then pruned from the one without them.
 
     def replay(level):
         # place the prefix's option at this level: the same state the splitter reached, counted by it already;
@@ -395,6 +342,10 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             if sample and level >= base:
                 est[0] += sprod[level]
             remaining = n_pieces - level
+            if cons is not None and track and level > 0:
+                # the parity trigger's and filter's state below the placement that led here
+                par_d[level] = par_d[level - 1] - opt_par[chosen[level - 1]]
+                par_s[level] = par_s[level - 1] - opt_pstep[chosen[level - 1]]
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
                 phase = BACKUP
@@ -405,11 +356,15 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if status != DONE:
                     break
                 continue
-            if checks:
-                if backtracks(level, remaining):
+            if cons is not None and checks:
+                if node_backtracks(cons, level, remaining, n_cells, count, hi):
                     phase = BACKUP
                     continue
-                filter_options(level, remaining)
+                n = node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc, set_start, node_opt,
+                                 opt_ptr, opt_items)
+                # above a replayed prefix the updates are the splitter's
+                if level >= base:
+                    state[S_UPDATES] += n
             if level < base:
                 if replay(level):
                     level += 1
@@ -569,6 +524,85 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     state[S_LEVEL] = level
     state[S_PHASE] = phase
     return status
+
+
+@njit(cache=True)
+def node_backtracks(cons, level, remaining, n_cells, count, hi):
+    """The triggers at a DLX node: True (counted) when the pieces left cannot reach the region's parity or a region's volume."""
+    cfg = cons.cfg
+    pb_min = cfg[C_PARITY_BT]
+    vb_min = cfg[C_VOLUME_BT]
+    if pb_min > 0 and remaining >= pb_min:
+        idx = cons.par_d[level] + cfg[C_PAR_OFFSET]
+        if idx < 0 or idx >= cons.par_ok.shape[1] or cons.par_ok[cons.par_s[level], idx] == 0:
+            cons.counters[K_PARITY_BT, remaining] += 1
+            return True
+    if vb_min > 0 and remaining >= vb_min:
+        if volume_violated(n_cells, count, hi, cons.nb_ptr, cons.nb, cons.shape_size, cons.region, cons.vol, cons.mark,
+                           cons.stack, cons.counts, cons.reach):
+            cons.counters[K_VOLUME_BT, remaining] += 1
+            return True
+    return False
+
+
+@njit(cache=True)
+def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items):
+    """The in-search filters at a DLX node; returns the list updates they took.
+
+    They take out of play the options that would break the parity, a
+    region's volume or an item's fit (counted per filter).  An option taken
+    out leaves every item's set as in the kernel, and comes back when the
+    kernel restores the level's set sizes.
+    """
+    cfg, counters, out = cons.cfg, cons.counters, cons.out
+    pf_min = cfg[C_PARITY_FILTER]
+    vf_min = cfg[C_VOLUME_FILTER]
+    ff_min = cfg[C_FIT_FILTER]
+    fit_rounds = cfg[C_FIT_ROUNDS]
+    updates = 0
+
+    def drop(m):
+        # take the m options in out[:m] out of play: each node past the end of its item's active segment
+        n = 0
+        for q in range(m):
+            o = out[q]
+            for z in range(opt_ptr[o], opt_ptr[o + 1]):
+                t = opt_items[z]
+                p = loc[z]
+                e = set_start[t] + size[t] - 1
+                y = sets[e]
+                sets[p] = y
+                loc[y] = p
+                sets[e] = z
+                loc[z] = e
+                size[t] -= 1
+                n += 1
+        return n
+
+    if pf_min > 0 and remaining >= pf_min:
+        m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, cons.opt_par, cons.opt_pstep,
+                               cons.par_ok, cfg[C_PAR_OFFSET], cons.par_d[level], cons.par_s[level], out)
+        updates += drop(m)
+        counters[K_PARITY_FILTER, remaining] += m
+    if vf_min > 0 and remaining >= vf_min:
+        m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, cons.nb_ptr,
+                               cons.nb, cons.shape_size, cons.region, cons.vol, cons.stack, cons.counts, cons.reach,
+                               cons.mark, cons.rmark, out)
+        updates += drop(m)
+        counters[K_VOLUME_FILTER, remaining] += m
+    if ff_min > 0 and remaining >= ff_min:
+        r = 0
+        while fit_rounds == 0 or r < fit_rounds:
+            r += 1
+            # the pass takes its options out itself (later ones see earlier removals)
+            m = fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items, cons.dec,
+                                cons.tstamp, cons.ostamp, cons.tlist, cfg, out)
+            for q in range(m):
+                updates += np.int64(opt_ptr[out[q] + 1] - opt_ptr[out[q]])
+            counters[K_FIT_FILTER, remaining] += m
+            if m == 0:
+                break
+    return updates
 
 
 @njit(cache=True)

@@ -43,7 +43,7 @@ def solve_one(payload, prefix: tuple) -> dict:
     """
     started = time.perf_counter()
     cover, engine, settings = payload
-    engine.warm_up()
+    engine.warm_up(cover, settings)
     result = engine.solve(cover, replace(settings, prefix=prefix))
     return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
             "stats": result.stats, "seconds": result.timings.get("solve", 0.0),

@@ -317,7 +317,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     reason = splittable(engine, settings, limits)
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
-    compile_seconds = engine.warm_up()
+    compile_seconds = engine.warm_up(cover, settings)
     settings = engine.resolve(cover, settings)
     key = run_key(cover, engine, settings, options.depth)
     if options.cluster:

@@ -1,0 +1,158 @@
+"""Compiling the native kernels apart from the solve, and only the specializations a run uses.
+
+numba compiles a kernel once per type signature.  The kernels here have a
+few specializations each, picked by the arrays a search passes, and a cold
+one costs seconds of CPU (``python -m bench.benchmarks.compile`` measures
+them); a run needs one or two of them:
+
+``sets`` / ``sets+constraints``
+    the sparse-set DLX kernel (:mod:`bench.native.sparse_sets`) without and
+    with the in-search triggers and filters (``cons`` None or not); FILA's
+    DLX levels, the estimator and the splitter run it too.
+``bits``
+    the option-bitset DLX kernel (:mod:`bench.native.bitset`).
+``fila1``, ``fila2``
+    the FILA kernel on one-word or two-word bitfields, with the hand-off
+    builder.
+
+Each is compiled (or loaded from numba's cache) by a tiny search that
+passes the same types as a real one, timed, once per process.  The engines
+name what a cover and its settings need (``warm_up``); a search that meets a
+specialization nobody predicted (a hand-off with more open cells than
+expected) compiles it on the spot, through :func:`ensure` as well, so that
+:func:`spent` lets the search keep compile time out of its solve time.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, Iterable
+
+_recorded: dict[str, float] = {}
+_spent = 0.0
+
+
+def search_specialization(constraints_active: bool) -> str:
+    """The sparse-set DLX specialization of a search with (or without) in-search triggers and filters."""
+    return "sets+constraints" if constraints_active else "sets"
+
+
+def fila_specialization(words: int) -> str:
+    """The FILA specialization for bitfields of ``words`` words."""
+    return f"fila{words}"
+
+
+def constrained(settings) -> bool:
+    """True when ``settings`` turn on a trigger or filter at search nodes (DLX's ``cons``, see :mod:`bench.native.constraints`)."""
+    from bench.native.constraints import SETTING_SLOTS
+
+    return any(getattr(settings, name) > 0 for name in SETTING_SLOTS)
+
+
+# -- the tiny searches -------------------------------------------------------------------------
+
+
+def _tiny():
+    from bench.models.cover import Cover
+
+    return Cover.from_options([[0, 1], [1, 2], [2], [0]], [1, 1, 1])
+
+
+def _dominoes(x: int):
+    """A cover from a puzzle: dominoes in an x by 2 box (x cells per bitfield word plus the ones beyond)."""
+    from bench.models.cover import Cover
+    from bench.models.definition import parse_text
+    from bench.models.puzzle import Puzzle
+
+    pieces = "".join(f"C:name=d{k}:layout=0 0 0, 1 0 0\n" for k in range(x))
+    return Cover.from_puzzle(Puzzle.from_definition(parse_text(f"D:xDim={x}:yDim=2:zDim=1\n{pieces}~D\n")[0]))
+
+
+_ALL_CONSTRAINTS = dict(parity_backtrack=1, volume_backtrack=1, parity_filter=1, volume_filter=1, fit_filter=1)
+
+
+def _sets(**constraints) -> Callable[[], None]:
+    def run():
+        from bench.engines.protocol import Limits, Settings
+        from bench.native.search import Search
+
+        Search(_dominoes(2) if constraints else _tiny(), Settings(**constraints), Limits()).run()
+    return run
+
+
+def _bits() -> None:
+    from bench.engines.protocol import Limits, Settings
+    from bench.native.bitset import BitsetSearch
+
+    BitsetSearch(_tiny(), Settings(), Limits()).run()
+
+
+def _fila(x: int) -> Callable[[], None]:
+    def run():
+        from bench.engines.protocol import Limits, Settings
+        from bench.native.fila import resolve, run_pipeline
+
+        cover = _dominoes(x)
+        run_pipeline(cover, resolve(cover, Settings(order="e", fila=x - 1)), Limits(max_solutions=1))
+    return run
+
+
+SPECIALIZATIONS: dict[str, Callable[[], None]] = {
+    "sets": _sets(),
+    "sets+constraints": _sets(**_ALL_CONSTRAINTS),
+    "bits": _bits,
+    "fila1": _fila(4),
+    "fila2": _fila(66),
+}
+"""Every specialization by name, with the tiny search that compiles (or loads) it."""
+
+
+def dispatchers(name: str) -> list:
+    """The compiled functions a specialization's first call may have to compile (for the first-run notice)."""
+    if name.startswith("fila"):
+        from bench.native.fila_kernel import fila_search
+        from bench.native.fila_lists import build_lists, local_puzzle
+
+        return [fila_search, local_puzzle, build_lists]
+    if name == "bits":
+        from bench.native.bitset import bitset_search
+
+        return [bitset_search]
+    from bench.native.sparse_sets import dlx_search
+
+    return [dlx_search]
+
+
+def ensure(names: Iterable[str]) -> float:
+    """Compile or load the specializations ``names`` not yet warm in this process; returns their seconds.
+
+    The seconds are each one's own, measured when it was first warmed in this
+    process (so a second solve reports what its kernels cost, not 0).
+    """
+    global _spent
+    names = sorted(set(names))
+    todo = [name for name in names if name not in _recorded]
+    if todo:
+        from bench.kernel_cache import announce_compilation
+
+        announce_compilation([d for name in todo for d in dispatchers(name)])
+    for name in todo:
+        # recorded before it runs: the tiny search's own ensure must not start it again
+        _recorded[name] = 0.0
+        before = _spent
+        start = time.perf_counter()
+        try:
+            SPECIALIZATIONS[name]()
+        except BaseException:
+            del _recorded[name]
+            raise
+        # a specialization warmed on the way (FILA's DLX levels) has its own record: this one keeps the rest
+        seconds = time.perf_counter() - start - (_spent - before)
+        _recorded[name] = seconds
+        _spent += seconds
+    return sum(_recorded[name] for name in names)
+
+
+def spent() -> float:
+    """Seconds this process has spent compiling and loading specializations so far (a clock to subtract)."""
+    return _spent
