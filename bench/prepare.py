@@ -47,6 +47,13 @@ class Request:
         own configuration (:meth:`Engine.configure`).
     max_memory : int or None
         Bytes the puzzle may need (:func:`~bench.models.resources.check_memory`); None: no limit.
+    choice : object or None
+        What an engine's automatic configuration chose and why (e.g.
+        :class:`~bench.native.autoconfig.Choice`: ``lines()`` for ``--info``,
+        ``to_json()``); None when the engine chose nothing.  When it has a
+        ``cover`` (with ``counters``, ``timings`` and ``options_before``),
+        that is the puzzle already encoded and volume-filtered as chosen,
+        and :func:`prepare` uses it rather than encoding again.
     """
 
     settings: Settings = Settings()
@@ -58,6 +65,7 @@ class Request:
     fit_rounds: int | None = None
     tuned: bool = True
     max_memory: int | None = DEFAULT_MAX_MEMORY
+    choice: object = None
 
 
 @dataclass(frozen=True)
@@ -150,18 +158,26 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
         asked = request
         if engine is not None:
             request = engine.configure(puzzle, request)
-        start = time.perf_counter()
-        cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy, method=request.redundancy_method or "orientation")
-        timings = {"encode": time.perf_counter() - start}
-        options_before = cover.n_options
-        counters = {}
-        if request.volume or request.parity or request.fit_rounds is not None:
-            # the filters' kernels import numba: only when a filter is asked for
-            from bench.models.filters import apply_one_shot
-
+        encoded = getattr(request.choice, "cover", None)
+        if encoded is not None and request.volume == request.choice.volume and not request.parity \
+                and request.fit_rounds is None:
+            # the engine's choice encoded the puzzle and applied the volume filter already
+            cover, counters, timings = encoded, dict(request.choice.counters), dict(request.choice.timings)
+            options_before = request.choice.options_before
+        else:
             start = time.perf_counter()
-            cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
-            timings["filter"] = time.perf_counter() - start
+            cover = Cover.from_puzzle(puzzle, redundancy=request.redundancy,
+                                      method=request.redundancy_method or "orientation")
+            timings = {"encode": time.perf_counter() - start}
+            options_before = cover.n_options
+            counters = {}
+            if request.volume or request.parity or request.fit_rounds is not None:
+                # the filters' kernels import numba: only when a filter is asked for
+                from bench.models.filters import apply_one_shot
+
+                start = time.perf_counter()
+                cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
+                timings["filter"] = time.perf_counter() - start
         reasons = None
         if key is not None:
             from bench.models.diagnose import unsolvable_reasons

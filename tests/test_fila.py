@@ -399,11 +399,3 @@ def test_random_tilings_fila_agrees_with_dlx(text, order, nof, handoff, redundan
     r = FilaEngine().solve(cover, Settings(order=order, nof=nof, fila=1 + handoff % n))
     assert want.covers >= 1
     assert (r.covers, r.unique, r.total) == (want.covers, want.unique, want.total)
-
-
-def test_auto_tuning_constrains_the_piece_that_leaves_least_work():
-    from bench.models.tuning import cheapest_redundancy
-
-    # the Tetris Cube's L (FILA 11.2 s against 23.0 s for A and 28.7 s for G) and the pentominoes' X
-    assert cheapest_redundancy(one(DEFS / "tetriscube.txt")).piece == "L"
-    assert cheapest_redundancy(one(DEFS / "pentominoes_10x6.txt")).piece == "X"

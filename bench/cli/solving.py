@@ -160,6 +160,8 @@ def run(args) -> int:
             if args.info and not args.json:
                 print("\n".join(header_lines(started)))
                 print("\n".join(f"{k}={escape(v)}" for k, v in config.items()))
+                if prepared.request.choice is not None:
+                    print("\n".join(prepared.request.choice.lines()))
                 print("\n".join(format_facts(facts)), flush=True)
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0)
             recorder = _SolutionRecorder(cover, args.unique, partial=settings.goal > 0) if args.json and \
@@ -199,6 +201,8 @@ def run(args) -> int:
                     "covers": result.covers, "unique": result.unique, "convention": puzzle.convention,
                     "total": result.total, "variant": result.variant, "stats": result.stats,
                     "timings": result.timings, "cover_hash": result.cover_hash}})
+                if prepared.request.choice is not None:
+                    documents[-1]["autoconfig"] = prepared.request.choice.to_json()
                 if recorder is not None:
                     documents[-1]["solutions"] = recorder.solutions
             elif args.info:

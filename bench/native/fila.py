@@ -24,7 +24,7 @@ import numpy as np
 from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, apply_tuning
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import BenchError, Unsupported, UsageError
-from bench.models.tuning import cheapest_redundancy, filtered_handoff
+from bench.models.tuning import filtered_handoff
 from bench.native import warmup
 from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
 from bench.native.constraints import C_PARITY_BT, C_VOLUME_BT
@@ -244,21 +244,25 @@ class FilaEngine(Engine):
         return warmup.ensure(self.specializations(cover, resolved))
 
     def configure(self, puzzle, request):
-        """With no tuning option at all, the choices of the FILA article's best rows.
+        """With no tuning option at all, the configuration chosen from estimates of each candidate's search.
 
-        The redundancy filter on the piece that leaves least work
-        (:func:`~bench.models.tuning.cheapest_redundancy`) and the one-shot
-        volume filter in 2-D; :meth:`resolve` then makes the region-dependent
-        choices.
+        The redundancy filter on the piece whose tree the random-path
+        estimates price cheapest (:func:`~bench.native.autoconfig.choose`)
+        and the one-shot volume filter in 2-D; :meth:`resolve` then makes
+        the region-dependent choices.  The request keeps the
+        :class:`~bench.native.autoconfig.Choice` for ``--info``.
         """
         if request.tuned:
             return request
+        from bench.native.autoconfig import choose
+
         # the smallest image of each orbit does not depend on how the piece is drawn, and the Tetris
         # Cube's tree is 8 % smaller with it (478 M attempts against 521 M with L held as drawn)
         method = request.redundancy_method or "orbit"
-        choice = cheapest_redundancy(puzzle, method)
-        return replace(request, redundancy=choice.piece if choice else None, redundancy_method=method,
-                       volume=request.volume or puzzle.planar, settings=replace(request.settings, auto=True))
+        choice = choose(puzzle, default_order, method)
+        return replace(request, redundancy=choice.piece, redundancy_method=method,
+                       volume=request.volume or choice.volume, settings=replace(request.settings, auto=True),
+                       choice=choice)
 
     def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
         """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.

@@ -1,0 +1,275 @@
+"""The configuration of an untuned FILA run, chosen from estimates of each candidate's search.
+
+The candidates are the pieces the redundancy filter may constrain; the rest
+of the configuration follows the rules of :mod:`bench.models.tuning` and
+:func:`~bench.native.fila.default_order` (the one-shot volume filter in
+2-D, FILA after the first piece, ``f`` along the box's longest side in a
+rectangle, ``e`` then ``f`` elsewhere).  Which piece is constrained decides
+the size of the tree: on the 12x5 pentominoes FILA searches 0.84 M nodes
+with X and 7.56 M with Z, on the one-sided 30x3 0.55 M with X and 3.87 M
+with z, on the Tetris Cube 79 M with L and 163 M with B, the next best; the
+rule this replaces (fewest options left after each kept placement) picked Z
+on 12x5 and W on 30x3.  So each candidate's tree is estimated by random
+paths through the pipeline's own tree
+(:mod:`bench.native.pipeline_estimate`), all candidates on one shared
+cover, and priced with a cost per node and per image tried.
+
+**Shallow estimates rank.**  Knuth's estimates of a whole tree are
+heavy-tailed: with 64 to 256 paths per candidate the whole-tree means put X
+first on 10x6 in 5 seeds of 10 (I, whose tree is 3 times X's, often wins).
+The candidates differ at the top of the tree, where the constrained piece's
+few placements are; below, the subtrees are fillings of like regions by
+like pieces.  So the race ranks by the estimated cost of the top
+:data:`RANK_DEPTH` levels, which has a fraction of the variance: with 64
+or 256 paths, in 10 seeds of 10, X first on 10x6, 12x5, 15x4, the
+one-sided 30x3 and the planar pentacubes in 2x5x6, and L on the Tetris
+Cube (depth 2 picks G there, polycube's choice, and I second on 2x5x6,
+where it is tenth; depths 3 to 5 rank alike, depth 3 costs least).
+Every candidate gets :data:`FIRST_TRIALS` paths, then the better half twice
+as many, and so on while the sampling stays within :data:`BUDGET_SHARE` of
+the leader's predicted solve time (whole-tree paths, priced by the cost
+model) and :data:`MAX_BUDGET_SECONDS`.  Work is counted in sampling steps
+(options looked at), not seconds, so the choice is the same on any machine
+and under any load; the seeds are fixed.
+
+The choice does not depend on how the box and the pieces are drawn as far
+as the search does not: the kept images are the smallest of each orbit in
+the box's scan order (``orbit``), FILA scans along the longest side, and
+the estimate walks the tree the solve will search.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from bench.models.cover import Cover
+from bench.models.filters import volume_filter
+from bench.models.symmetry import redundancy_for_shape
+from bench.models.tuning import filtered_handoff
+from bench.native.pipeline_estimate import (E_ATTEMPTS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_STEPS,
+                                            E_TRIALS, MAX_CELLS, N_E, PipelineArrays, warm_up)
+from bench.native.search import piece_count
+
+# the cost model, measured on this project's machine (results/tuning.md): seconds per node placed by DLX, by FILA
+# with a fixed order (f) and with a searched one (e, s), per image tried, and per sampling step
+DLX_NODE_SECONDS = 1.0e-7
+FIXED_NODE_SECONDS = 2.0e-8
+SEARCHED_NODE_SECONDS = 3.8e-8
+ATTEMPT_SECONDS = 3.0e-9
+STEP_SECONDS = 7.0e-9
+BUDGET_SHARE = 0.05
+MAX_BUDGET_SECONDS = 1.5
+FIRST_TRIALS = 64
+RANK_DEPTH = 3
+SEED = 1
+
+
+@dataclass(eq=False)
+class Candidate:
+    """One configuration the race considers, with its estimate so far."""
+
+    piece: str
+    shape: int
+    kept: int
+    trials: int = 0
+    nodes: float = 0.0
+    attempts: float = 0.0
+    seconds: float = 0.0
+    rounds: int = 0
+    sums: np.ndarray = field(default_factory=lambda: np.zeros(N_E))
+
+    def add(self, row: np.ndarray) -> None:
+        """Fold more paths (a row of sums from the sampler) into the estimate of the top levels."""
+        self.sums = self.sums + row
+        self.trials, self.rounds = int(self.sums[E_TRIALS]), self.rounds + 1
+        self.nodes, self.attempts, self.seconds = priced(self.sums)
+
+    def to_json(self) -> dict:
+        """The candidate's figures: piece, kept images, rounds, paths, and the top levels' nodes, attempts, seconds."""
+        return {"piece": self.piece, "shape": self.shape, "kept_images": self.kept, "rounds": self.rounds,
+                "trials": self.trials, "nodes": self.nodes, "attempts": self.attempts, "seconds": self.seconds}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Candidate":
+        """The candidate :meth:`to_json` recorded (without its raw sums)."""
+        return cls(data["piece"], data["shape"], data["kept_images"], data["trials"], data["nodes"], data["attempts"],
+                   data["seconds"], data["rounds"])
+
+
+@dataclass(eq=False)
+class Choice:
+    """What the automatic configuration chose and why: the candidates' estimates and the budget it spent."""
+
+    piece: str | None
+    volume: bool
+    order: str
+    handoff: int
+    candidates: list[Candidate] = field(default_factory=list)
+    depth: int = 0
+    nodes: float = 0.0
+    attempts: float = 0.0
+    predicted_seconds: float = 0.0
+    reason: str = ""
+    budget_seconds: float = 0.0
+    steps: float = 0.0
+    seconds: float = 0.0
+    compile_seconds: float = 0.0
+    cover: Cover | None = None
+    options_before: int = 0
+    counters: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        """A JSON-ready record of the choice (``--json``'s ``autoconfig``)."""
+        return {"redundancy": self.piece, "volume": self.volume, "order": self.order, "fila": self.handoff,
+                "reason": self.reason, "rank_depth": self.depth, "nodes": self.nodes, "attempts": self.attempts,
+                "predicted_seconds": self.predicted_seconds, "budget_seconds": self.budget_seconds, "sampling_steps": self.steps,
+                "sampling_seconds": self.seconds, "compile_seconds": self.compile_seconds, "candidates": [c.to_json() for c in self.candidates]}
+
+    def __eq__(self, other) -> bool:
+        # what was chosen and why, not how long it took; a choice read back from the cover cache has no cover
+        timed = ("sampling_seconds", "compile_seconds")
+        return isinstance(other, Choice) and all(v == other.to_json()[k] for k, v in self.to_json().items()
+                                                 if k not in timed)
+
+    def __hash__(self) -> int:
+        return hash(self.piece)
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Choice":
+        """The choice :meth:`to_json` recorded, without its cover (the cover cache keeps the cover itself)."""
+        return cls(data["redundancy"], data["volume"], data["order"], data["fila"],
+                   [Candidate.from_json(c) for c in data["candidates"]], data["rank_depth"], data["nodes"],
+                   data["attempts"], data["predicted_seconds"], data["reason"], data["budget_seconds"],
+                   data["sampling_steps"], data["sampling_seconds"], data["compile_seconds"])
+
+    def lines(self) -> list[str]:
+        """``--info``'s ``AUTO_*`` lines: the choice, the budget spent, then each candidate, best first."""
+        lines = [f"AUTO_CHOICE={self.piece or '.'}", f"AUTO_REASON={self.reason}",
+                 f"AUTO_PREDICTED_NODES={self.nodes:.4g}", f"AUTO_PREDICTED_ATTEMPTS={self.attempts:.4g}",
+                 f"AUTO_PREDICTED_SECONDS={self.predicted_seconds:.4g}", f"AUTO_RANK_DEPTH={self.depth}",
+                 f"AUTO_SECONDS={self.seconds:.6f}", f"AUTO_COMPILE_SECONDS={self.compile_seconds:.6f}",
+                 f"AUTO_BUDGET_SECONDS={self.budget_seconds:.6f}",
+                 f"AUTO_SAMPLING_STEPS={int(self.steps)}"]
+        for c in self.candidates:
+            lines.append(f"AUTO_CANDIDATE[{c.piece}]=rounds={c.rounds}:trials={c.trials}:nodes={c.nodes:.4g}:"
+                         f"attempts={c.attempts:.4g}:seconds={c.seconds:.4g}:kept={c.kept}")
+        return lines
+
+
+def priced(sums: np.ndarray) -> tuple[float, float, float]:
+    """Nodes, attempts and modelled seconds per path from a row of the sampler's sums."""
+    n = max(sums[E_TRIALS], 1.0)
+    nodes = (sums[E_NODES_DLX] + sums[E_NODES_FIXED] + sums[E_NODES_SEARCHED]) / n
+    seconds = (sums[E_NODES_DLX] * DLX_NODE_SECONDS + sums[E_NODES_FIXED] * FIXED_NODE_SECONDS
+               + sums[E_NODES_SEARCHED] * SEARCHED_NODE_SECONDS + sums[E_ATTEMPTS] * ATTEMPT_SECONDS) / n
+    return float(nodes), float(sums[E_ATTEMPTS] / n), float(seconds)
+
+
+def choose(puzzle, order_for, method: str = "orbit") -> Choice:
+    """The redundancy piece (and the settings around it) an untuned FILA run of ``puzzle`` uses.
+
+    ``order_for(cover, handoff)`` is FILA's default schedule
+    (:func:`~bench.native.fila.default_order`).  Deterministic: a fixed
+    seed and a budget in sampling steps.
+
+    Examples
+    --------
+    >>> import bench
+    >>> from bench.native.fila import default_order
+    >>> [p] = bench.load("defs/pentominoes_12x5.txt")
+    >>> choose(p, default_order).piece
+    'X'
+    """
+    compile_seconds = warm_up()
+    start = time.perf_counter()
+    base = Cover.from_puzzle(puzzle)
+    encoded = time.perf_counter()
+    volume = bool(puzzle.planar)
+    cover, removed = volume_filter(base) if volume else (base, 0)
+    filtered = time.perf_counter()
+    n = piece_count(cover)
+    handoff = (filtered_handoff(puzzle, n, base.n_options, removed) if volume else None) or max(n - 1, 1)
+    order = order_for(cover, handoff)
+    # the encoding and the filter are the ones every run makes: what the choice costs is the rest
+    choice = Choice(None, volume, order, handoff, compile_seconds=compile_seconds, cover=cover,
+                    options_before=base.n_options, counters={"VOLUME_FILTER_ONE_SHOT": removed} if volume else {},
+                    timings={"encode": encoded - start, **({"filter": filtered - encoded} if volume else {})})
+    start = filtered
+    shapes = [s for s in puzzle.shapes if s.multiplicity == 1 and np.any(puzzle.images.shape == s.index)]
+    if puzzle.group.order == 1 or not shapes:
+        choice.reason = "no symmetry to filter" if puzzle.group.order == 1 else "no piece of a unique shape"
+        return _done(choice, start)
+    reds = [redundancy_for_shape(puzzle, s.index, method) for s in shapes]
+    if len(reds) == 1 or cover.n_cells > MAX_CELLS:
+        best = min(reds, key=lambda r: (r.score, len(r.kept), r.shape))
+        choice.piece = best.piece
+        choice.reason = "the only candidate" if len(reds) == 1 else \
+            f"over {MAX_CELLS} cells: the piece with the fewest kept images"
+        return _done(choice, start, best)
+    arrays = PipelineArrays.build(cover, order, handoff)
+    option_of = np.full(len(puzzle.images), -1, dtype=np.int64)
+    option_of[cover.opt_image] = np.arange(cover.n_options)
+    shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
+    dead = np.zeros((len(reds), cover.n_options), dtype=np.bool_)
+    for k, red in enumerate(reds):
+        dead[k, shape_of == red.shape] = True
+        kept = option_of[red.kept]
+        dead[k, kept[kept >= 0]] = False
+    cands = [Candidate(r.piece, r.shape, int((~dead[k] & (shape_of == r.shape)).sum())) for k, r in enumerate(reds)]
+    depth = max(min(RANK_DEPTH, n - 1), 1)
+    steps = 0.0
+    seed = SEED
+
+    def leader_prediction(k: int) -> tuple[float, float, float]:
+        nonlocal steps, seed
+        rows = arrays.sample(dead[[k]], FIRST_TRIALS, seed, n)
+        steps += float(rows[0, E_STEPS])
+        seed += 1
+        return priced(rows[0])
+
+    alive = list(range(len(cands)))
+    trials = FIRST_TRIALS
+    predicted_for = -1
+    while True:
+        rows = arrays.sample(dead[alive], trials, seed, depth)
+        seed += 1
+        steps += float(rows[:, E_STEPS].sum())
+        for k, row in zip(alive, rows):
+            cands[k].add(row)
+        alive.sort(key=lambda k: (cands[k].seconds, cands[k].kept, cands[k].shape))
+        if alive[0] != predicted_for:
+            predicted_for = alive[0]
+            choice.nodes, choice.attempts, choice.predicted_seconds = leader_prediction(predicted_for)
+        budget_steps = min(BUDGET_SHARE * choice.predicted_seconds, MAX_BUDGET_SECONDS) / STEP_SECONDS
+        keep = (len(alive) + 1) // 2
+        per_path = float(rows[:, E_STEPS].sum()) / max(float(rows[:, E_TRIALS].sum()), 1.0)
+        if len(alive) == 1 or steps + per_path * 2 * trials * keep > budget_steps:
+            break
+        alive = alive[:keep]
+        trials *= 2
+    best = cands[alive[0]]
+    choice.piece = best.piece
+    red = next(r for r in reds if r.shape == best.shape)
+    choice.depth = depth
+    choice.candidates = sorted(cands, key=lambda c: (-c.rounds, c.seconds, c.kept, c.shape))
+    choice.steps = steps
+    choice.budget_seconds = budget_steps * STEP_SECONDS
+    rounds = best.rounds
+    choice.reason = (f"cheapest estimated top {depth} levels of {len(cands)} redundancy pieces after {rounds} "
+                     f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
+    return _done(choice, start, red)
+
+
+def _done(choice: Choice, start: float, red=None) -> Choice:
+    """The choice with its cover restricted to the chosen piece's kept images, and the seconds it took."""
+    if red is not None:
+        cover = choice.cover
+        shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
+        keep = (shape_of != red.shape) | np.isin(cover.opt_image, red.kept)
+        choice.cover = replace(cover.keep_options(keep) if not keep.all() else cover, redundancy=red)
+    choice.seconds = time.perf_counter() - start
+    return choice

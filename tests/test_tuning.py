@@ -1,0 +1,132 @@
+"""The automatic configuration of an untuned FILA run: estimates of the pipeline's tree and the choice they make."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import bench
+from bench.benchmarks.orientation import transposed
+from bench.engines.protocol import Limits, Settings
+from bench.models.cover import Cover
+from bench.models.filters import volume_filter
+from bench.native import autoconfig
+from bench.native.fila import FilaEngine, default_order
+from bench.native.pipeline_estimate import E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS, PipelineArrays
+from bench.prepare import Request, prepare
+from conftest import DEFS
+
+
+def one(name):
+    [puzzle] = bench.load(DEFS / name)
+    return puzzle
+
+
+def real_nodes(puzzle, piece):
+    """Nodes of the FILA solve an untuned run makes with ``piece`` constrained."""
+    engine = FilaEngine()
+    auto = prepare(puzzle, Request(tuned=False), engine)
+    request = Request(settings=Settings(order=auto.settings.order, fila=auto.settings.fila, nof=True),
+                      redundancy=piece, redundancy_method="orbit", volume=puzzle.planar)
+    prepared = prepare(puzzle, request, engine)
+    return engine.solve(prepared.cover, prepared.settings, Limits()).stats["nodes"]
+
+
+@pytest.mark.parametrize("name", ["pentominoes_12x5.txt", "pentominoes_1s_30x3.txt", "pentominoes_10x6.txt"])
+def test_the_estimates_pick_x_where_it_searches_the_smallest_tree(name):
+    # FILA's nodes with X constrained against Z (the rule the estimates replaced picked Z on 12x5):
+    # 12x5 0.84 M against 7.56 M, one-sided 30x3 0.55 M against 3.83 M, 10x6 2.09 M against 17.8 M
+    puzzle = one(name)
+    choice = autoconfig.choose(puzzle, default_order)
+    assert choice.piece == "X"
+    assert choice.candidates[0].piece == "X" and choice.candidates[0].seconds < choice.candidates[-1].seconds
+
+
+def test_the_choice_is_deterministic():
+    puzzle = one("pentominoes_12x5.txt")
+    first, second = (autoconfig.choose(puzzle, default_order) for _ in range(2))
+    assert first.piece == second.piece and first.steps == second.steps
+    assert [c.to_json() for c in first.candidates] == [c.to_json() for c in second.candidates]
+
+
+@pytest.mark.parametrize("name", ["pentominoes_12x5.txt", "pentominoes_1s_30x3.txt"])
+def test_a_turned_box_gets_the_same_choice(name):
+    text = (DEFS / name).read_text()
+    drawn = bench.Puzzle.from_definition(bench.parse_text(text)[0])
+    turned = bench.Puzzle.from_definition(bench.parse_text(transposed(text))[0])
+    first, second = autoconfig.choose(drawn, default_order), autoconfig.choose(turned, default_order)
+    assert first.piece == second.piece == "X"
+    assert first.order.split("=")[0] != second.order.split("=")[0]  # f against f@1,0,2: the same scan
+
+
+def test_the_sampler_estimates_the_tree_fila_searches():
+    # Knuth's estimate is unbiased: with many paths it comes near the nodes the FILA solve counts
+    puzzle = one("pentominoes_20x3.txt")
+    cover, _ = volume_filter(Cover.from_puzzle(puzzle, redundancy="X", method="orbit"))
+    arrays = PipelineArrays.build(cover, default_order(cover, 11), 11)
+    rows = arrays.sample(np.zeros((1, cover.n_options), dtype=np.bool_), 20000, 1, 12)
+    estimate = (rows[0, E_NODES_DLX] + rows[0, E_NODES_FIXED] + rows[0, E_NODES_SEARCHED]) / rows[0, E_TRIALS]
+    truth = real_nodes(puzzle, "X")
+    assert 0.8 * truth < estimate < 1.25 * truth
+
+
+def test_the_root_is_stratified():
+    # every path takes the root's children in turn: the paths come in whole multiples of its degree, and the
+    # top level alone is counted exactly
+    puzzle = one("pentominoes_12x5.txt")
+    cover, _ = volume_filter(Cover.from_puzzle(puzzle, redundancy="X", method="orbit"))
+    arrays = PipelineArrays.build(cover, default_order(cover, 11), 11)
+    rows = arrays.sample(np.zeros((1, cover.n_options), dtype=np.bool_), 10, 3, 1)
+    x_images = int(np.sum(arrays.opt_shape == next(s.index for s in puzzle.shapes if s.name == "X")))
+    assert rows[0, E_TRIALS] % x_images == 0
+    assert (rows[0, E_NODES_DLX] + rows[0, E_NODES_FIXED]) / rows[0, E_TRIALS] == x_images
+
+
+def test_every_candidate_keeps_the_counts():
+    # whichever piece the estimates pick, the redundancy filter's unique and total are the puzzle's
+    puzzle = one("pentominoes_20x3.txt")
+    engine = FilaEngine()
+    for shape in puzzle.shapes:
+        request = Request(redundancy=shape.name, redundancy_method="orbit", volume=True,
+                          settings=Settings(order="f=11", fila=11, nof=True))
+        prepared = prepare(puzzle, request, engine)
+        r = engine.solve(prepared.cover, prepared.settings, Limits())
+        assert (r.unique, r.total) == (2, 8), shape.name
+
+
+def test_the_budget_bounds_the_sampling():
+    puzzle = one("pentominoes_12x5.txt")
+    choice = autoconfig.choose(puzzle, default_order)
+    # a sub-second puzzle: one round of the first paths, a few milliseconds of work
+    assert choice.steps * autoconfig.STEP_SECONDS < 0.01
+    assert all(c.rounds >= 1 for c in choice.candidates)
+
+
+def test_a_puzzle_without_symmetry_has_nothing_to_choose():
+    choice = autoconfig.choose(one("dominoes_6x6.txt"), default_order)
+    assert choice.piece is None and choice.candidates == [] and "no piece" in choice.reason
+
+
+def test_a_tuned_request_is_left_alone():
+    puzzle = one("pentominoes_12x5.txt")
+    request = Request(redundancy="Z", settings=Settings(fila=11))
+    assert FilaEngine().configure(puzzle, request) is request
+    auto = FilaEngine().configure(puzzle, replace(request, tuned=False, redundancy=None))
+    assert auto.redundancy == "X" and auto.choice.piece == "X" and auto.settings.auto
+
+
+def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, monkeypatch):
+    import json
+
+    from bench.benchmarks import tuning
+
+    monkeypatch.setattr(tuning, "RESULTS", tmp_path)
+    assert tuning.main(["pentominoes_20x3", "--rounds", "1"]) == 0
+    [record] = json.loads((tmp_path / "tuning.json").read_text())["puzzles"]
+    assert record["auto"]["piece"] == "X" and record["auto"]["counts"][1:] == [2, 8]  # unique, total
+    assert record["ratio"] > 0 and record["resolution"]  # a millisecond search: nodes compare there
+    pieces = {g["label"].split()[0] for g in record["grid"]}
+    assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
+    assert "| pentominoes_20x3.txt | 1 | -rX" in (tmp_path / "tuning.md").read_text()
