@@ -55,8 +55,7 @@ def _requested(monkeypatch) -> set:
 def test_a_solve_uses_exactly_the_specializations_its_engine_warms(monkeypatch, engine, name, settings, expected):
     cover = cover_of(name)
     resolved = engine.resolve(cover, settings)
-    predicted = (engine.specializations(cover, resolved) if isinstance(engine, FilaEngine)
-                 else engine.specializations(resolved))
+    predicted = engine.specializations(cover, resolved)
     assert predicted == expected
     asked = _requested(monkeypatch)
     result = engine.solve(cover, settings, Limits(max_solutions=2))

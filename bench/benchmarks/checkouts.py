@@ -81,15 +81,20 @@ def markdown(before: str, after: str, rows: list[dict], rounds: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Compare the checkouts; returns 1 when a counter differs."""
-    parser = argparse.ArgumentParser(prog="python -m bench.benchmarks.checkouts", description=__doc__.split("\n\n")[0])
+def checkouts_parser(prog: str, doc: str, rounds: int) -> argparse.ArgumentParser:
+    """The command line of a benchmark that runs two checkouts by turns: BEFORE AFTER [--rounds] [--python] [--results]."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
     parser.add_argument("before", metavar="BEFORE")
     parser.add_argument("after", metavar="AFTER")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--results", default="results")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Compare the checkouts; returns 1 when a counter differs."""
+    args = checkouts_parser("python -m bench.benchmarks.checkouts", __doc__, rounds=5).parse_args(argv)
     rows = []
     for case in CASES:
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))

@@ -15,7 +15,6 @@ the ``bench`` package; PY must have bench's dependencies installed.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,7 +22,7 @@ import subprocess
 import sys
 import time
 
-from bench.benchmarks.checkouts import commit_of
+from bench.benchmarks.checkouts import checkouts_parser, commit_of
 from bench.files import write_atomic
 
 CASES = [
@@ -107,13 +106,7 @@ def markdown(before: str, after: str, rows: list[dict], rounds: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Compare the checkouts' start-up and write the report."""
-    parser = argparse.ArgumentParser(prog="python -m bench.benchmarks.startup", description=__doc__.split("\n\n")[0])
-    parser.add_argument("before", metavar="BEFORE")
-    parser.add_argument("after", metavar="AFTER")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--python", default=sys.executable)
-    parser.add_argument("--results", default="results")
-    args = parser.parse_args(argv)
+    args = checkouts_parser("python -m bench.benchmarks.startup", __doc__, rounds=7).parse_args(argv)
     rows = []
     for case in CASES:
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))

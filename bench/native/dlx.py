@@ -12,7 +12,7 @@ import time
 
 from bench.engines.protocol import Engine, Limits, Result, Settings
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
-from bench.errors import BenchError, UsageError
+from bench.errors import UsageError
 from bench.native import bitset, warmup
 from bench.native.codes import S_COVERS, S_TOTAL, S_UNIQUE
 from bench.native.search import Search
@@ -46,7 +46,7 @@ class DlxEngine(Engine):
         self.tuning = parse_tuning(self.name, "/".join(t for t in tokens if t not in KERNELS),
                                    frozenset({"order"}) | CONSTRAINTS)
 
-    def specializations(self, settings: Settings) -> set[str]:
+    def specializations(self, cover, settings: Settings) -> set[str]:
         """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.native.warmup`)."""
         if (self.kernel or ("bits" if bitset.suits(settings) else "sets")) == "bits":
             return {"bits"}
@@ -57,13 +57,7 @@ class DlxEngine(Engine):
 
         Without a cover, both kernels of a search without in-search constraints.
         """
-        if cover is None:
-            return warmup.ensure({"bits", "sets"})
-        try:
-            resolved = self.resolve(cover, settings or Settings())
-        except BenchError:
-            return 0.0  # the solve says why
-        return warmup.ensure(self.specializations(resolved))
+        return warmup.for_solve(self, cover, settings, plain={"bits", "sets"})
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None, on_trace=None) -> Result:
         """Count (and optionally return) the exact covers of ``cover``.
@@ -82,7 +76,7 @@ class DlxEngine(Engine):
         if self.kernel == "bits" and not plain:
             raise UsageError("dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")
         kernel = self.kernel or ("bits" if plain else "sets")
-        compile_seconds = warmup.ensure(self.specializations(settings))
+        compile_seconds = warmup.ensure(self.specializations(cover, settings))
         t0 = time.perf_counter()
         search = (bitset.BitsetSearch if kernel == "bits" else Search)(cover, settings, limits, on_solutions, on_trace)
         setup_seconds = time.perf_counter() - t0

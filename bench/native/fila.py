@@ -23,7 +23,7 @@ import numpy as np
 
 from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, apply_tuning
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
-from bench.errors import BenchError, Unsupported, UsageError
+from bench.errors import Unsupported, UsageError
 from bench.models.tuning import filtered_handoff
 from bench.native import warmup
 from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
@@ -235,13 +235,7 @@ class FilaEngine(Engine):
 
         Without a cover, those of a plain search of up to 64 cells.
         """
-        if cover is None:
-            return warmup.ensure({"sets", "fila1"})
-        try:
-            resolved = self.resolve(cover, settings or Settings())
-        except BenchError:
-            return 0.0  # the solve says why
-        return warmup.ensure(self.specializations(cover, resolved))
+        return warmup.for_solve(self, cover, settings, plain={"sets", "fila1"})
 
     def configure(self, puzzle, request):
         """With no tuning option at all, the configuration chosen from estimates of each candidate's search.

@@ -156,3 +156,21 @@ def ensure(names: Iterable[str]) -> float:
 def spent() -> float:
     """Seconds this process has spent compiling and loading specializations so far (a clock to subtract)."""
     return _spent
+
+
+def for_solve(engine, cover, settings, plain: set[str]) -> float:
+    """Warm what ``engine`` predicts a solve of ``cover`` under ``settings`` runs; returns the seconds.
+
+    Without a cover, the ``plain`` specializations.  Settings the engine
+    refuses warm nothing: the solve itself says why.
+    """
+    from bench.engines.protocol import Settings
+    from bench.errors import BenchError
+
+    if cover is None:
+        return ensure(plain)
+    try:
+        resolved = engine.resolve(cover, settings or Settings())
+    except BenchError:
+        return 0.0
+    return ensure(engine.specializations(cover, resolved))
