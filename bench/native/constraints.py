@@ -204,6 +204,26 @@ def parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
 # -- fit ---------------------------------------------------------------------------------------
 
 
+
+@njit(inline="always")
+def take_out(o, opt_ptr, opt_items, size, sets, loc, set_start):
+    """Take option ``o`` out of play: each of its nodes swapped past the end of its item's active segment.
+
+    Returns the nodes moved (the list updates).  The option comes back when
+    the kernel restores the level's set sizes.
+    """
+    for z in range(opt_ptr[o], opt_ptr[o + 1]):
+        t = opt_items[z]
+        p = loc[z]
+        e = set_start[t] + size[t] - 1
+        y = sets[e]
+        sets[p] = y
+        loc[y] = p
+        sets[e] = z
+        loc[z] = e
+        size[t] -= 1
+    return opt_ptr[o + 1] - opt_ptr[o]
+
 @njit(cache=True)
 def fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items, dec, tstamp, ostamp,
                     tlist, cfg, out):
@@ -276,17 +296,7 @@ def fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr
             if bad:
                 out[n_out] = o
                 n_out += 1
-                # out of every item's set: swap past the end of the active segment
-                for z in range(opt_ptr[o], opt_ptr[o + 1]):
-                    t = opt_items[z]
-                    p = loc[z]
-                    e = set_start[t] + size[t] - 1
-                    y = sets[e]
-                    sets[p] = y
-                    loc[y] = p
-                    sets[e] = z
-                    loc[z] = e
-                    size[t] -= 1
+                take_out(o, opt_ptr, opt_items, size, sets, loc, set_start)
     return n_out
 
 

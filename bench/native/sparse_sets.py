@@ -58,7 +58,7 @@ from bench.native.codes import (BACKUP, DONE, FORWARD, HANDOFF, MULTI, PAUSED, S
 from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
                                       C_VOLUME_BT, C_VOLUME_FILTER, K_FIT_FILTER, K_PARITY_BT, K_PARITY_FILTER,
                                       K_VOLUME_BT, K_VOLUME_FILTER, fit_filter_pass, parity_filter_pass,
-                                      volume_filter_pass, volume_violated)
+                                      take_out, volume_filter_pass, volume_violated)
 from bench.native.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 from bench.native.memo import CoverMemo
 
@@ -565,18 +565,7 @@ def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc
         # take the m options in out[:m] out of play: each node past the end of its item's active segment
         n = 0
         for q in range(m):
-            o = out[q]
-            for z in range(opt_ptr[o], opt_ptr[o + 1]):
-                t = opt_items[z]
-                p = loc[z]
-                e = set_start[t] + size[t] - 1
-                y = sets[e]
-                sets[p] = y
-                loc[y] = p
-                sets[e] = z
-                loc[z] = e
-                size[t] -= 1
-                n += 1
+            n += take_out(out[q], opt_ptr, opt_items, size, sets, loc, set_start)
         return n
 
     if pf_min > 0 and remaining >= pf_min:
