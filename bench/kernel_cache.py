@@ -15,6 +15,17 @@ the package is decorated with the :func:`njit` it re-exports, so the
 locators are in place before any kernel is defined, and only a process that
 defines kernels imports numba (``bench --help``, ``bench info`` and
 ``import bench`` do not).
+
+**Loading without a refresh.**  Before it loads any cached function numba
+refreshes its whole target context: it imports and registers the typing
+and lowering of everything it can compile, 0.03 s of every run that
+loads a kernel, which nothing loaded needs.  Machine code read from the
+cache calls numba's C helpers, installed when the context is made, and its
+runtime (NRT), which :func:`_load_overload` initializes, as the refresh did
+first (numba issue 2198: a cached function that allocates needs it).  A
+compilation refreshes the context itself, so a kernel compiled later in
+the same process sees every registry.  Functions outside this package load
+as numba loads them.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from pathlib import Path
 
 from numba import njit
 from numba.core import caching
+from numba.core.runtime import rtsys
 
 __all__ = ["announce_compilation", "install", "is_cached", "kernel_digest", "kernel_sources", "njit"]
 
@@ -87,11 +99,24 @@ class UserWideLocator(_PackageStamp, caching.UserWideCacheLocator):
     """The user's cache directory (read-only installs), with the package digest in the stamp."""
 
 
+_numba_load_overload = caching.Cache.load_overload
+
+
+def _load_overload(self, sig, target_context):
+    """numba's ``Cache.load_overload``; for this package's kernels, with the runtime initialized instead of a refresh."""
+    if not isinstance(self._impl.locator, _PackageStamp):
+        return _numba_load_overload(self, sig, target_context)
+    rtsys.initialize(target_context)
+    with self._guard_against_spurious_io_errors():
+        return self._load_overload(sig, target_context)
+
+
 def install() -> None:
-    """Put the package's locators ahead of numba's (idempotent)."""
+    """Put the package's locators ahead of numba's, and load their kernels without a refresh (idempotent)."""
     ours = [UserProvidedLocator, InTreeLocator, UserWideLocator]
     rest = [cls for cls in caching.CacheImpl._locator_classes if cls not in ours]
     caching.CacheImpl._locator_classes = ours + rest
+    caching.Cache.load_overload = _load_overload
 
 
 # on import: every compiled function of the package is defined with the njit above, after this

@@ -64,3 +64,41 @@ def test_every_package_kernel_takes_njit_from_the_kernel_cache():
     compiled = [p for p in kernel_cache.kernel_sources() if b"@njit" in p.read_bytes()]
     assert len(compiled) >= 10
     assert all(b"from bench.kernel_cache import njit" in p.read_bytes() for p in compiled)
+
+
+LOAD_WITHOUT_REFRESH = r"""
+import numpy as np
+from numba.core import base
+
+refreshed = []
+real = base.BaseContext.refresh
+base.BaseContext.refresh = lambda self: (refreshed.append(type(self).__name__), real(self))[1]
+
+import bench
+from bench.engines import get_engine
+
+[puzzle] = bench.load(DEFS + "/pentominoes_20x3.txt")
+result = get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True))
+loaded = len(refreshed)
+
+import numba
+
+@numba.njit
+def doubled_sum(x):
+    return np.sum(x) * 2
+
+print(result.covers, result.total, loaded, doubled_sum(np.arange(4)), len(refreshed) > loaded)
+"""
+
+
+def test_cached_kernels_load_without_a_refresh_and_a_later_compile_still_gets_one():
+    import subprocess
+    import sys
+
+    from conftest import DEFS
+
+    # the kernels are in the cache (the session warmed them up): loading them refreshes no context
+    code = LOAD_WITHOUT_REFRESH.replace("DEFS", repr(str(DEFS)), 1)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "8", "0", "12", "True"]

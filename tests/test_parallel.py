@@ -211,10 +211,10 @@ def test_sub_problem_errors_make_the_counts_partial(p10x6, monkeypatch):
 
     real = executors.solve_one
 
-    def flaky(payload, prefix):
-        if prefix[0][0] % 3 == 0:
+    def flaky(payload, sub):
+        if sub.prefix[0][0] % 3 == 0:
             raise RuntimeError("disk on fire")
-        return real(payload, prefix)
+        return real(payload, sub)
 
     monkeypatch.setattr(executors, "solve_one", flaky)
     result = solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, depth=2))
@@ -318,3 +318,18 @@ def test_bundles_keep_order_and_hold_at_least_their_share():
     assert [s for t in tasks for s in t] == subs
     assert [[s.ident for s in t] for t in tasks] == [["0"], ["1"], ["2", "3"], ["4", "5"], ["6", "7", "8"], ["9"]]
     assert bundle(subs, weights, 0) == [[s] for s in subs]
+
+
+def test_the_smallest_sub_problems_are_shared_out_and_weigh_the_same():
+    from bench.parallel.runner import TAIL_SHARES, share_tail
+    from bench.parallel.split import SubProblem
+
+    subs = [SubProblem(str(k), ((k, ()),)) for k in range(6)]
+    # the smallest 30 % of the weight: 3 + 4 + 8 + 10
+    weights = {"0": 50.0, "1": 25.0, "2": 10.0, "3": 8.0, "4": 4.0, "5": 3.0}
+    out, cut = share_tail(subs, weights)
+    assert [s.ident for s in out if s.share == (0, 1)] == ["0", "1"]
+    assert [s.ident for s in out][2:2 + TAIL_SHARES] == [f"2/{j}" for j in range(TAIL_SHARES)]
+    assert {s.ident.split("/")[0] for s in out if s.share != (0, 1)} == {"2", "3", "4", "5"}
+    assert sum(cut.values()) == pytest.approx(sum(weights.values()))
+    assert cut["5/0"] == pytest.approx(3.0 / TAIL_SHARES)

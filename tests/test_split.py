@@ -144,3 +144,42 @@ def test_identical_piece_branch_carries_its_tweaked_siblings():
     engine = get_engine("dlx")
     counts = [engine.solve(cover, replace(first, prefix=s.prefix)).covers for s in parts.subproblems]
     assert counts == [3, 2, 1]
+
+
+def solve_shares(engine, cover, settings_, sub, count):
+    results = [engine.solve(cover, s.settings(settings_)) for s in sub.shares(count)]
+    counts = tuple(sum(getattr(r, key) for r in results) for key in ADDITIVE)
+    return counts, merge_stats([r.stats for r in results]), results
+
+
+@pytest.mark.parametrize("tuning", [{}, {"parity_backtrack": 1, "volume_backtrack": 6, "order": "e=11:f=3"}],
+                         ids=["plain", "triggers"])
+@pytest.mark.parametrize("count", [2, 3])
+def test_fila_shares_of_a_sub_problem_add_up_in_every_counter(p10x6, tuning, count):
+    # the shares take turns over the root's children: each counts its children's subtrees, share 0 the rest
+    engine = get_engine("fila")
+    resolved = fila.resolve(p10x6, Settings(**tuning))
+    spread = 0
+    for sub in split(p10x6, resolved, 1).subproblems:
+        alone = engine.solve(p10x6, sub.settings(resolved))
+        counts, stats, results = solve_shares(engine, p10x6, resolved, sub, count)
+        assert counts == (alone.covers, alone.unique, alone.total)
+        assert stats == alone.stats
+        spread += sum(r.stats["nodes"] > 0 for r in results[1:])
+    assert spread > 0
+
+
+def test_a_share_keeps_its_place_in_the_journal_and_refuses_goals():
+    sub = SubProblem("3", ((5, ()),))
+    shares = sub.shares(3)
+    assert [s.ident for s in shares] == ["3/0", "3/1", "3/2"] and shares[2].share == (2, 3)
+    assert [SubProblem.from_json(s.to_json()) for s in shares] == shares
+    assert SubProblem.from_json(sub.to_json()) == sub and "share" not in sub.to_json()
+    [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
+    cover = Cover.from_puzzle(puzzle, redundancy=True)
+    with pytest.raises(bench.errors.UsageError, match="share"):
+        get_engine("fila").solve(cover, Settings(share=(1, 2), goal=3))
+    with pytest.raises(bench.errors.UsageError, match="share"):
+        get_engine("fila").solve(cover, Settings(share=(2, 2)))
+    with pytest.raises(bench.errors.UsageError, match="share"):
+        get_engine("dlx").solve(cover, Settings(share=(1, 2)))

@@ -81,3 +81,28 @@ def test_the_library_encodes_without_numba():
             "print(prepared.cover.n_options, p.group.order, 'numba' in sys.modules)\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     assert proc.stdout.split() == ["2032", "4", "False"]
+
+
+def test_the_collector_waits_for_the_first_solve_and_then_runs_again(capsys):
+    import gc
+
+    from bench.cli import main
+    from conftest import DEFS
+
+    seen = []
+    from bench.cli import solving
+
+    real = solving.solve_guarded
+
+    def watched(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    solving.solve_guarded = watched
+    try:
+        assert main(["solve", "-q", "-e", "fila", str(DEFS / "pentominoes_20x3.txt"),
+                     str(DEFS / "pentominoes_20x3.txt")]) == 0
+    finally:
+        solving.solve_guarded = real
+        gc.unfreeze()
+    assert seen == [False, True] and gc.isenabled()

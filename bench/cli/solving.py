@@ -5,6 +5,7 @@ The parser and the reading of the options are :mod:`bench.cli.solve`'s.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import time
@@ -191,6 +192,10 @@ def run(args) -> int:
                         sink = drawer.also(sink) if sink is not None else drawer
                     result = solve_guarded(cover, engine, settings, limits, parallel,
                                            printing or recorder is not None or drawer is not None, sink, tracer)
+                # start-up is over (bench.cli.solve.run): what it made stays, so the collector leaves it be
+                if not gc.isenabled():
+                    gc.freeze()
+                    gc.enable()
                 if drawer is not None:
                     print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
                           f"{escape(drawer.finish())}", file=sys.stderr)

@@ -92,6 +92,15 @@ class Settings:
         the root, the option placed and the options excluded before it (the
         siblings an identical-piece branch had tweaked out).  Empty: the whole
         search.
+    share : (int, int)
+        ``(j, J)``: of the children of FILA's root (the node DLX hands over),
+        search only the i-th where ``i % J == j``, and count only what lies
+        below them, share 0 counting the rest too (the levels above, the
+        root node, the images tried at the root, the hand-off's lists), so
+        that the ``J`` shares add up to the whole search, every counter
+        included.  ``(0, 1)``: the whole search.  It cuts a split's
+        sub-problems finer below FILA's hand-off, where a deeper prefix would
+        change the tree (:func:`bench.parallel.runner.exact_depth`).
     auto : bool
         The engine chose this configuration itself because the user gave no
         tuning option (see :meth:`Engine.configure`).
@@ -110,6 +119,7 @@ class Settings:
     fit_filter: int = 0
     fit_rounds: int = 1
     prefix: tuple = ()
+    share: tuple = (0, 1)
     auto: bool = False
 
     def requested(self) -> set[str]:

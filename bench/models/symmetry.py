@@ -109,6 +109,9 @@ class SymmetryGroup:
         cells = puzzle.open_coords
         home = lattice.canonical_shift(cells) if len(cells) else np.zeros(3, dtype=np.int64)
         keys = {puzzle.canonical_key(s.cells): s.index for s in puzzle.shapes}
+        # a motion a piece may undergo maps every piece onto its own shape (the keys are minima over those
+        # motions, which form a group): only the others need the keys of the moved pieces
+        own = {int(m) for m in puzzle.allowed_motions()}
         motions, names, perms, shape_perms = [], [], [], []
         seen = set()
         for m in candidates:
@@ -122,7 +125,7 @@ class SymmetryGroup:
                 continue
             shape_perm = []
             for shape in puzzle.shapes:
-                target = keys.get(puzzle.canonical_key(lattice.apply(m, shape.cells)))
+                target = shape.index if m in own else keys.get(puzzle.canonical_key(lattice.apply(m, shape.cells)))
                 if target is None or puzzle.shapes[target].multiplicity != shape.multiplicity:
                     break
                 shape_perm.append(target)

@@ -26,9 +26,10 @@ from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import Unsupported, UsageError
 from bench.models.tuning import filtered_handoff
 from bench.native import warmup
-from bench.native.codes import S_COVERS, S_LEVEL, S_TOTAL, S_UNIQUE
+from bench.native.codes import DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODES, S_TOTAL, S_UNIQUE, S_UPDATES, TRACE
 from bench.native.constraints import C_PARITY_BT, C_VOLUME_BT
-from bench.native.fila_kernel import (F_AVAIL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, TriggerArgs,
+from bench.native.fila_kernel import (F_AVAIL, F_LEVEL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, RESTORE,
+                                      TriggerArgs,
                                       fila_search)
 from bench.native.fila_lists import Plan, build_handoff, make_plan, words
 from bench.native.search import Search, piece_count
@@ -39,9 +40,51 @@ MAX_SHAPES = 64
 
 # -- one hand-off -------------------------------------------------------------------------------
 
+# the search's state slots that count (the others say where it is)
+COUNTED_SLOTS = np.array([S_NODES, S_UPDATES, S_DEAD, S_COVERS, S_UNIQUE, S_TOTAL])
+
+
+def counted(search: Search) -> list[np.ndarray]:
+    """Copies of everything ``search`` counts: the counting state slots, attempts, fits, updates and the constraints'."""
+    return [search.state[COUNTED_SLOTS], search.attempts.copy(), search.fits.copy(), search.updates_by.copy(),
+            search.constraints.counters.copy()]
+
+
+class ShareTally:
+    """What the hand-offs of a share ``j > 0`` (:attr:`Settings.share`) counted below their roots' children.
+
+    Share 0 counts the rest of the search, so the shares add up.
+    """
+
+    def __init__(self, search: Search):
+        self.sums = [np.zeros_like(a) for a in counted(search)]
+
+    def add(self, before: list[np.ndarray], after: list[np.ndarray], p0: int) -> None:
+        """Fold in one FILA run, counted from ``before`` to ``after``, without its root node and root attempts."""
+        delta = [b - a for a, b in zip(before, after)]
+        delta[0][0] -= 1
+        delta[1][p0] = 0
+        for total, d in zip(self.sums, delta):
+            total += d
+
+    def write(self, search: Search) -> None:
+        """Make the tally ``search``'s counts."""
+        state, attempts, fits, updates, constraints = self.sums
+        search.state[COUNTED_SLOTS] = state
+        search.attempts[:] = attempts
+        search.fits[:] = fits
+        search.updates_by[:] = updates
+        search.constraints.counters[:] = constraints
+
 
 class FilaRun:
-    """FILA on the branch a DLX search hands over: the sub-puzzle, its lists and its kernel state."""
+    """FILA on the branch a DLX search hands over: the sub-puzzle, its lists and its kernel state.
+
+    With a share ``(j, J)`` (:attr:`Settings.share`) it descends only into
+    the root's children ``i`` with ``i % J == j``: the kernel stops at
+    every placement at the root (its trace), and the others are taken
+    back before anything below them is counted.
+    """
 
     def __init__(self, search: Search, plan: Plan, totals: dict):
         start = time.perf_counter()
@@ -49,6 +92,9 @@ class FilaRun:
         self.search = search
         level = int(search.state[S_LEVEL])
         self.p0 = search.n_pieces - level
+        self.share = search.settings.share
+        self.child = 0
+        self.before = counted(search) if self.share[0] > 0 else None
         # only the list families used from here on
         used = np.unique(plan.fam[1 : self.p0 + 1])
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
@@ -89,11 +135,13 @@ class FilaRun:
         compiled = warmup.spent()
         warmup.ensure([warmup.fila_specialization(n_words)])
         start += warmup.spent() - compiled
-        totals["handoffs"] += 1
-        totals["images"] += len(self.img_opt)
-        totals["list_entries"] += len(self.entry_img)
+        self.totals = totals
+        if self.before is None:
+            totals["handoffs"] += 1
+            totals["images"] += len(self.img_opt)
+            totals["list_entries"] += len(self.entry_img)
+            totals["geometric"] += n_local == plan.n_box
         totals["max_cells"] = max(totals["max_cells"], n_open)
-        totals["geometric"] += n_local == plan.n_box
         totals["words"] = max(totals["words"], n_words)
         totals["setup_seconds"] += time.perf_counter() - start
 
@@ -125,6 +173,30 @@ class FilaRun:
 
     def slice(self, budget: int) -> int:
         """Run FILA for at most ``budget`` nodes; DONE once the branch is exhausted."""
+        j, shares = self.share
+        if shares == 1:
+            return self._kernel(budget, self.search.trace)
+        state = self.search.state
+        end = int(state[S_NODES]) + budget
+        while True:
+            # a trace from the root's level up stops at exactly the root's placements and the returns to it
+            code = self._kernel(max(end - int(state[S_NODES]), 1), self.p0)
+            if code != TRACE:
+                break
+            if self.fstate[F_TRACE_KIND] == 1:
+                if self.child % shares != j:
+                    # another share's child: back at the root before its node is counted, as if it did not fit
+                    self.search.fits[self.p0] -= 1
+                    self.fstate[F_LEVEL] = 0
+                    self.fstate[F_PHASE] = RESTORE
+                self.child += 1
+            if int(state[S_NODES]) >= end:
+                return PAUSED
+        if code == DONE and self.before is not None:
+            self.totals["share"].add(self.before, counted(self.search), self.p0)
+        return code
+
+    def _kernel(self, budget: int, trace: int) -> int:
         s = self.search
         sym = s.cover.symmetry
         return fila_search(
@@ -135,7 +207,7 @@ class FilaRun:
             self.prefix, self.img_opt, self.chosen, s.opt_ptr, s.opt_items, s.cover.n_cells,
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
             s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
-            s.trace, self.spare, self.fcons)
+            trace, self.spare, self.fcons)
 
     def trace_event(self) -> tuple[str, np.ndarray]:
         """The trace event the last slice stopped at: ``place`` or ``remove``, and the options on the board."""
@@ -180,6 +252,11 @@ def resolve(cover, settings: Settings) -> Settings:
     if not 1 <= handoff_at <= max(n, 1):
         raise UsageError(f"--fila must be between 1 and the number of pieces ({n}), got {handoff_at}")
     order = settings.order if settings.order is not None else default_order(cover, handoff_at)
+    j, shares = settings.share
+    if not 0 <= j < shares:
+        raise UsageError(f"share {j} of {shares}: expected 0 <= share < shares")
+    if shares > 1 and (settings.goal or settings.trace):
+        raise UsageError("a share of a search (Settings.share) counts whole covers and cannot trace")
     return replace(settings, fila=handoff_at, nof=True if settings.nof is None else settings.nof, order=order)
 
 
@@ -218,7 +295,7 @@ class FilaEngine(Engine):
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
-    supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "max_solutions",
+    supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "share", "max_solutions",
                            "node_limit", "time_limit", "auto"}) | CONSTRAINTS
 
     def __init__(self, variant: str = ""):
@@ -290,6 +367,8 @@ class FilaEngine(Engine):
         settings = self.resolve(cover, settings)
         compile_seconds = warmup.ensure(self.specializations(cover, settings))
         search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
+        if "share" in totals:
+            totals.pop("share").write(search)
         exact = settings.goal == 0
         stats = search.stats()
         stats["no_fits"] = stats["attempts"] - stats["fits"]
@@ -318,6 +397,8 @@ def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, o
     search = Search(cover, settings, limits, on_solutions, on_trace,
                     handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS,
                     handoff_shapes=MAX_SHAPES)
+    if settings.share[0] > 0:
+        totals["share"] = ShareTally(search)
     setup_seconds = time.perf_counter() - t0
     search.status = search.run()
     return search, totals, setup_seconds

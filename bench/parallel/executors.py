@@ -14,6 +14,7 @@ that dies; a task that raises is retried twice.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import signal
@@ -24,7 +25,6 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import replace
 
 from bench import signals
 from bench.errors import UsageError
@@ -35,8 +35,8 @@ MAX_POOL_RESTARTS = 3
 _payload = None
 
 
-def solve_one(payload, prefix: tuple) -> dict:
-    """Solve one sub-problem: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters.
+def solve_one(payload, sub) -> dict:
+    """Solve one sub-problem ``sub``: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters.
 
     ``timeline`` (never journaled) says where and when it ran: the process,
     its :func:`time.perf_counter` at the start and the end (one clock for
@@ -45,7 +45,7 @@ def solve_one(payload, prefix: tuple) -> dict:
     started = time.perf_counter()
     cover, engine, settings = payload
     engine.warm_up(cover, settings)
-    result = engine.solve(cover, replace(settings, prefix=prefix))
+    result = engine.solve(cover, sub.settings(settings))
     return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
             "stats": result.stats, "seconds": result.timings.get("solve", 0.0),
             "timeline": {"pid": os.getpid(), "started": started, "ended": time.perf_counter(),
@@ -56,6 +56,8 @@ def _install(payload, parent: int) -> None:
     global _payload
     die_with_parent(parent)
     _payload = payload
+    # the parent froze what it had before the fork (local_results), so the collector has only the worker's own to walk
+    gc.enable()
     # the parent answers a stop signal for the whole run (it kills the pool); a worker that stopped on
     # its own would hand back partial counts as if its sub-problem were finished
     for number in (signal.SIGINT, getattr(signal, "SIGHUP", None)):
@@ -70,8 +72,8 @@ def _install(payload, parent: int) -> None:
         signal.signal(signals.STATUS_SIGNAL, signal.SIG_IGN)
 
 
-def _solve_installed(prefix: tuple) -> dict:
-    return solve_one(_payload, prefix)
+def _solve_installed(sub) -> dict:
+    return solve_one(_payload, sub)
 
 
 def local_results(payload, subproblems: list, workers: int, deadline: float | None = None, on_started=None):
@@ -85,12 +87,14 @@ def local_results(payload, subproblems: list, workers: int, deadline: float | No
     pending = {sub.ident: sub for sub in subproblems}
     restarts = 0
     context = multiprocessing.get_context("fork")
+    # what the parent has is the workers' too: frozen, the collector of neither walks it (nor copies its pages)
+    gc.freeze()
     while pending:
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install,
                                    initargs=(payload, os.getpid()))
         broken = False
         try:
-            futures = {pool.submit(_solve_installed, sub.prefix): sub for sub in pending.values()}
+            futures = {pool.submit(_solve_installed, sub): sub for sub in pending.values()}
             if on_started is not None:
                 on_started()
                 on_started = None
@@ -153,9 +157,9 @@ def dispatch_cost(client, tasks: int = 40) -> float:
     return (time.perf_counter() - start) / tasks
 
 
-def solve_bundle(payload, prefixes: list) -> list[dict]:
+def solve_bundle(payload, subs: list) -> list[dict]:
     """Solve several sub-problems in one task (one round trip through the scheduler for all of them)."""
-    return [solve_one(payload, prefix) for prefix in prefixes]
+    return [solve_one(payload, sub) for sub in subs]
 
 
 class ClusterQueue:
@@ -178,7 +182,7 @@ class ClusterQueue:
 
     def submit(self, bundle: list) -> None:
         """Queue one task solving the sub-problems of ``bundle`` in order."""
-        future = self.client.submit(solve_bundle, self.remote, [sub.prefix for sub in bundle],
+        future = self.client.submit(solve_bundle, self.remote, list(bundle),
                                     key=f"bench-{self.key[:12]}-{bundle[0].ident}+{len(bundle)}", pure=False,
                                     retries=2)
         self.futures[future] = bundle

@@ -36,21 +36,35 @@ class SubProblem:
 
     ``ident`` is stable across runs of the same cover and settings: the
     dotted positions of the sub-problem in the splitter's order (a refined
-    sub-problem ``7`` becomes ``7.0``, ``7.1``, ...); ``prefix`` is what
-    :attr:`Settings.prefix` replays.
+    sub-problem ``7`` becomes ``7.0``, ``7.1``, ..., or ``7/0``, ``7/1``,
+    ... cut in shares); ``prefix`` is what :attr:`Settings.prefix` replays,
+    ``share`` what :attr:`Settings.share` takes.
     """
 
     ident: str
     prefix: tuple
+    share: tuple = (0, 1)
 
     def to_json(self) -> dict:
         """A JSON-ready form (for the journal)."""
-        return {"id": self.ident, "prefix": [[o, list(ex)] for o, ex in self.prefix]}
+        out = {"id": self.ident, "prefix": [[o, list(ex)] for o, ex in self.prefix]}
+        if self.share != (0, 1):
+            out["share"] = list(self.share)
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> "SubProblem":
         """Inverse of :meth:`to_json`."""
-        return cls(data["id"], tuple((int(o), tuple(int(e) for e in ex)) for o, ex in data["prefix"]))
+        return cls(data["id"], tuple((int(o), tuple(int(e) for e in ex)) for o, ex in data["prefix"]),
+                   tuple(int(x) for x in data.get("share", (0, 1))))
+
+    def shares(self, count: int) -> list["SubProblem"]:
+        """This sub-problem cut in ``count`` shares below FILA's root (:attr:`Settings.share`): ``7/0``, ``7/1``, ..."""
+        return [SubProblem(f"{self.ident}/{j}", self.prefix, (j, count)) for j in range(count)]
+
+    def settings(self, settings: Settings) -> Settings:
+        """``settings`` restricted to this sub-problem."""
+        return replace(settings, prefix=self.prefix, share=self.share)
 
 
 @dataclass
