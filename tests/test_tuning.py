@@ -127,6 +127,7 @@ def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, m
     [record] = json.loads((tmp_path / "tuning.json").read_text())["puzzles"]
     assert record["auto"]["piece"] == "X" and record["auto"]["counts"][1:] == [2, 8]  # unique, total
     assert record["ratio"] > 0 and record["resolution"]  # a millisecond search: nodes compare there
+    assert 0 < record["search_ratio"] < record["ratio"]
     pieces = {g["label"].split()[0] for g in record["grid"]}
     assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
     assert "| pentominoes_20x3.txt | 1 | -rX" in (tmp_path / "tuning.md").read_text()
