@@ -53,6 +53,12 @@ def _fits(mask, o, occ0, occ1):
     return (mask[o, 0] & occ0) == 0 and (mask[o, 1] & occ1) == 0
 
 
+@njit(cache=True, inline="always")
+def _is_open(c, open0, open1):
+    b = np.uint64(c & 63)
+    return ((open0 >> b) & np.uint64(1) if c < 64 else (open1 >> b) & np.uint64(1)) != 0
+
+
 @njit(cache=True)
 def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts, cell_ptr, cell_opts, nbr,
                     n_cells, dlx_cells, lo, hi, kind, handoff, dead, trials, seed, depth, out):
@@ -184,9 +190,7 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                         least = 1 << 30
                         if h == ESTIMATE:
                             for c in range(n_cells):
-                                w = c >> 6
-                                b = np.uint64(c & 63)
-                                if ((open0 >> b) & np.uint64(1) if w == 0 else (open1 >> b) & np.uint64(1)) == 0:
+                                if not _is_open(c, open0, open1):
                                     continue
                                 n = _popcount(nbr[c, 0] & open0) + _popcount(nbr[c, 1] & open1)
                                 if n < least:
@@ -194,15 +198,15 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                         target = -1
                         best_fits = 1 << 30
                         for c in range(n_cells):
-                            w = c >> 6
-                            b = np.uint64(c & 63)
-                            if ((open0 >> b) & np.uint64(1) if w == 0 else (open1 >> b) & np.uint64(1)) == 0:
+                            if not _is_open(c, open0, open1):
                                 continue
                             if h == ESTIMATE and _popcount(nbr[c, 0] & open0) + _popcount(nbr[c, 1] & open1) != least:
                                 continue
                             f = 0
                             for z in range(cell_ptr[c], cell_ptr[c + 1]):
                                 o = cell_opts[z]
+                                # the list test above, written out again: a helper taking the arrays would take a
+                                # reference on each per option (8 times slower sampling)
                                 s = opt_shape[o]
                                 if dead[k, o] or count[s] >= hi[s]:
                                     continue
