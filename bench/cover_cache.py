@@ -46,6 +46,7 @@ from bench.errors import BenchError
 from bench.files import write_atomic
 from bench.models.cover import Cover, CoverSymmetry
 from bench.models.symmetry import Redundancy
+from bench.sources import ROOT, package_sources
 
 FORMAT = 1
 """Version of the entry layout, part of every key."""
@@ -77,10 +78,9 @@ def directory() -> Path:
 @lru_cache(maxsize=None)
 def source_digest() -> str:
     """SHA-256 of the package's modules (path and contents): an edited encoder never reads an older entry."""
-    root = Path(__file__).resolve().parent
     digest = hashlib.sha256(VERSION.encode() + b"\0")
-    for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for path, text in package_sources().items():
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + text + b"\0")
     return digest.hexdigest()
 
 

@@ -40,16 +40,17 @@ from numba import njit
 from numba.core import caching
 from numba.core.runtime import rtsys
 
+from bench.sources import ROOT, sources
+
 __all__ = ["announce_compilation", "install", "is_cached", "kernel_digest", "kernel_sources", "njit"]
 
-ROOT = Path(__file__).resolve().parent
 _COMPILED = re.compile(rb"^\s*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
 _IMPORT = re.compile(rb"^\s*(?:from|import) bench((?:\.\w+)+)", re.M)
 
 
 def kernel_sources(root: Path = ROOT) -> list[Path]:
     """The modules under ``root`` that use numba, with the package modules they import, sorted."""
-    modules = {path: path.read_bytes() for path in root.rglob("*.py")}
+    modules = sources(root)
     found = {path for path, text in modules.items() if _COMPILED.search(text)}
     for path in list(found):
         for match in _IMPORT.finditer(modules[path]):
@@ -63,8 +64,9 @@ def kernel_sources(root: Path = ROOT) -> list[Path]:
 def kernel_digest(root: Path = ROOT) -> str:
     """A digest of the contents of :func:`kernel_sources`."""
     digest = hashlib.sha256()
+    modules = sources(root)
     for path in kernel_sources(root):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + modules[path] + b"\0")
     return digest.hexdigest()
 
 

@@ -95,9 +95,13 @@ def test_cached_kernels_load_without_a_refresh_and_a_later_compile_still_gets_on
     import subprocess
     import sys
 
+    import bench
+    from bench.engines import get_engine
     from conftest import DEFS
 
-    # the kernels are in the cache (the session warmed them up): loading them refreshes no context
+    # solved here first, so that the kernels are in numba's cache: the child loads them, refreshing no context
+    [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
+    assert get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True)).covers == 2
     code = LOAD_WITHOUT_REFRESH.replace("DEFS", repr(str(DEFS)), 1)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
