@@ -29,7 +29,7 @@ import numpy as np
 from bench.engines.collect import Collector
 from bench.engines.deadline import solve_within_limit
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
-from bench.errors import CoverError, Unsupported
+from bench.errors import Unsupported
 
 DEFAULT_SOLVER = "cadical195"
 DEFAULT_ENCODING = "seqcounter"
@@ -164,56 +164,67 @@ class SatEngine(Engine):
         clauses, n_vars = build_cnf(cover, self.encoding)
         n = cover.n_options
         collector = Collector(cover, limits, on_solutions)
-        status, message, calls = Status.SOLVED, "", 0
-        incremental = not self.solver.startswith(NOT_INCREMENTAL)
-        blocked: list[list[int]] = []
-        solver = Solver(name=self.solver, bootstrap_with=clauses)
+        interruptible = not self.solver.startswith(NOT_INTERRUPTIBLE)
+        models = _Models(Solver, self.solver, clauses, n, interruptible)
         setup = time.perf_counter() - t0
         timer = None
-        interruptible = not self.solver.startswith(NOT_INTERRUPTIBLE)
         if limits.time_limit is not None and interruptible:
-            timer = threading.Timer(limits.time_limit, solver.interrupt)
+            timer = threading.Timer(limits.time_limit, models.solver.interrupt)
             timer.start()
         start = time.perf_counter()
         try:
-            while True:
-                calls += 1
-                found = solver.solve_limited(expect_interrupt=True) if interruptible else solver.solve()
-                if found is None:
-                    status, message = Status.TIMEOUT, "time limit"
-                    break
-                if not found:
-                    break
-                model = solver.get_model()
-                chosen = [v - 1 for v in model[:n] if v > 0]
-                if collector.add(chosen):
-                    status = Status.LIMIT
-                    break
-                block = [-(o + 1) for o in chosen]
-                if incremental:
-                    solver.add_clause(block)
-                else:
-                    # a solver that takes no clause after solving starts afresh with every cover blocked so far
-                    blocked.append(block)
-                    solver.delete()
-                    solver = Solver(name=self.solver, bootstrap_with=clauses + blocked)
-                # an interrupt that arrives between two calls is lost, so check the clock too
-                if collector.out_of_time():
-                    status, message = Status.TIMEOUT, "time limit"
-                    break
-        except KeyboardInterrupt:
-            status, message = Status.INTERRUPTED, "interrupted"
-        except CoverError as exc:
-            status, message = Status.ERROR, str(exc)
+            status, message = collector.collect(models)
         finally:
             if timer is not None:
                 timer.cancel()
+        if models.interrupted and status == Status.SOLVED:
+            status, message = Status.TIMEOUT, "time limit"
         seconds = time.perf_counter() - start
         try:
-            stats = {key: int(value) for key, value in solver.accum_stats().items()}
+            stats = {key: int(value) for key, value in models.solver.accum_stats().items()}
         except NotImplementedError:
             stats = {}  # kissat exposes none
-        solver.delete()
-        stats.update({"variables": n_vars, "clauses": len(clauses), "calls": calls})
+        models.solver.delete()
+        stats.update({"variables": n_vars, "clauses": len(clauses), "calls": models.calls})
         return collector.result(self.name, self.variant, status, seconds, stats=stats, message=message,
                                 timings={"setup": setup, "compile": 0.0})
+
+
+class _Models:
+    """The covers a SAT solver finds, one call each, every cover blocked before the next call.
+
+    ``interrupted`` tells that a call was stopped by the solver's interrupt
+    (the time limit's timer) rather than the enumeration ending.
+    """
+
+    def __init__(self, solver_class, name: str, clauses: list, n_options: int, interruptible: bool):
+        self.solver_class = solver_class
+        self.name = name
+        self.clauses = clauses
+        self.n = n_options
+        self.interruptible = interruptible
+        self.incremental = not name.startswith(NOT_INCREMENTAL)
+        self.solver = solver_class(name=name, bootstrap_with=clauses)
+        self.blocked: list[list[int]] = []
+        self.calls = 0
+        self.interrupted = False
+
+    def __iter__(self):
+        while True:
+            self.calls += 1
+            found = self.solver.solve_limited(expect_interrupt=True) if self.interruptible else self.solver.solve()
+            if found is None:
+                self.interrupted = True
+                return
+            if not found:
+                return
+            chosen = [v - 1 for v in self.solver.get_model()[: self.n] if v > 0]
+            yield chosen
+            block = [-(o + 1) for o in chosen]
+            if self.incremental:
+                self.solver.add_clause(block)
+            else:
+                # a solver that takes no clause after solving starts afresh with every cover blocked so far
+                self.blocked.append(block)
+                self.solver.delete()
+                self.solver = self.solver_class(name=self.name, bootstrap_with=self.clauses + self.blocked)

@@ -11,6 +11,7 @@ batches to the caller's sink.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -56,6 +57,26 @@ class Collector:
             if len(self._batch) >= self.BATCH:
                 self.flush()
         return self.limit_reached()
+
+    def collect(self, covers: Iterable) -> tuple[Status, str]:
+        """Record the covers an enumeration yields until it ends, a limit stops it or it is interrupted.
+
+        Returns the status and message of the enumeration: SOLVED when it
+        ended, LIMIT at the maximum number of solutions, TIMEOUT at the time
+        limit (checked between covers), INTERRUPTED on Ctrl-C, ERROR when a
+        cover is not exact or comes twice.
+        """
+        try:
+            for options in covers:
+                if self.add(options):
+                    return Status.LIMIT, ""
+                if self.out_of_time():
+                    return Status.TIMEOUT, "time limit"
+        except KeyboardInterrupt:
+            return Status.INTERRUPTED, "interrupted"
+        except CoverError as exc:
+            return Status.ERROR, str(exc)
+        return Status.SOLVED, ""
 
     def limit_reached(self) -> bool:
         """True once the maximum number of solutions is reached."""

@@ -17,8 +17,7 @@ import numpy as np
 
 from bench.engines.collect import Collector, require_plain_exact_cover
 from bench.engines.deadline import solve_within_limit
-from bench.engines.protocol import Engine, Limits, Result, Settings, Status
-from bench.errors import CoverError
+from bench.engines.protocol import Engine, Limits, Result, Settings
 
 _compile_seconds: float | None = None
 
@@ -84,20 +83,8 @@ class XcoverEngine(Engine):
         options, ptr, colors = as_arrays(cover, primary, secondary)
         collector = Collector(cover, limits, on_solutions)
         setup = time.perf_counter() - t0
-        status, message = Status.SOLVED, ""
         start = time.perf_counter()
-        try:
-            for solution in algorithm_c(options, ptr, colors, cover.n_items, int(secondary.size)):
-                if collector.add(solution):
-                    status = Status.LIMIT
-                    break
-                if collector.out_of_time():
-                    status, message = Status.TIMEOUT, "time limit"
-                    break
-        except KeyboardInterrupt:
-            status, message = Status.INTERRUPTED, "interrupted"
-        except CoverError as exc:
-            status, message = Status.ERROR, str(exc)
+        status, message = collector.collect(algorithm_c(options, ptr, colors, cover.n_items, int(secondary.size)))
         seconds = time.perf_counter() - start
         return collector.result(self.name, self.variant, status, seconds, message=message,
                                 timings={"setup": setup, "compile": compile_seconds})
