@@ -104,6 +104,25 @@ def test_the_budget_bounds_the_sampling():
     assert all(c.rounds >= 1 for c in choice.candidates)
 
 
+def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheaper():
+    # planar pentacubes in 3x4x5: FILA after the second piece searches 48 M nodes in 2.1 s, after the first
+    # 148 M in 6.9 s; the Tetris Cube's two trees are alike, and its later hand-off only adds FILA set-ups
+    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), default_order)
+    assert moved.handoff == 10 and moved.order == "e=10:f=3" and "FILA one piece later" in moved.reason
+    assert moved.handoffs[10]["seconds"] <= autoconfig.HANDOFF_GAIN * moved.handoffs[11]["seconds"]
+    kept = autoconfig.choose(one("tetriscube.txt"), default_order)
+    assert kept.handoff == 11 and set(kept.handoffs) == {10, 11}
+    assert kept.handoffs[10]["seconds"] > autoconfig.HANDOFF_GAIN * kept.handoffs[11]["seconds"]
+    assert autoconfig.Choice.from_json(moved.to_json()) == moved
+    assert any(line.startswith("AUTO_HANDOFF[10]=") for line in moved.lines())
+    # the engine's untuned settings follow it
+    auto = FilaEngine().configure(one("pentacubes_planar_3x4x5.txt"), Request(tuned=False))
+    assert auto.settings.fila == 10
+    # a sub-second puzzle cannot pay for the paths: the rule's hand-off, unpriced
+    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), default_order)
+    assert small.handoff == 11 and small.handoffs == {}
+
+
 def test_a_puzzle_without_symmetry_has_nothing_to_choose():
     choice = autoconfig.choose(one("dominoes_6x6.txt"), default_order)
     assert choice.piece is None and choice.candidates == [] and "no piece" in choice.reason

@@ -318,9 +318,10 @@ class FilaEngine(Engine):
         """With no tuning option at all, the configuration chosen from estimates of each candidate's search.
 
         The redundancy filter on the piece whose tree the random-path
-        estimates price cheapest (:func:`~bench.native.autoconfig.choose`)
-        and the one-shot volume filter in 2-D; :meth:`resolve` then makes
-        the region-dependent choices.  The request keeps the
+        estimates price cheapest (:func:`~bench.native.autoconfig.choose`),
+        the hand-off they price cheaper (after the first piece, or the
+        second) and the one-shot volume filter in 2-D; :meth:`resolve` then
+        makes the region-dependent choices.  The request keeps the
         :class:`~bench.native.autoconfig.Choice` for ``--info``.
         """
         if request.tuned:
@@ -332,8 +333,8 @@ class FilaEngine(Engine):
         method = request.redundancy_method or "orbit"
         choice = choose(puzzle, default_order, method)
         return replace(request, redundancy=choice.piece, redundancy_method=method,
-                       volume=request.volume or choice.volume, settings=replace(request.settings, auto=True),
-                       choice=choice)
+                       volume=request.volume or choice.volume,
+                       settings=replace(request.settings, auto=True, fila=choice.handoff), choice=choice)
 
     def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
         """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.
