@@ -10,8 +10,8 @@ in one process, one core:
    constrain, with the automatic run's filters and schedule; for the three
    best pieces the one-shot volume filter toggled (2-D) and, in a
    rectangle, FILA's scan as drawn (``f``) rather than along the longest
-   side; for the chosen piece, FILA one piece later and the other
-   schedule (``e`` then the scan, or the scan alone); and the published
+   side; for the chosen piece, FILA one piece earlier and later and the
+   other schedule (``e`` then the scan, or the scan alone); and the published
    best rows (polycube 1.2.1's and the FILA article's), each run cut at :data:`LIMIT_FACTOR` times the best time so
    far, so the sweep stays bounded;
 3. ``--rounds`` interleaved rounds of the automatic run (choice + search,
@@ -115,16 +115,18 @@ def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
             drawn = base.order.split("=")[0].split("@")[0] + "=" + base.order.split("=")[1]
             rows.append(Row(f"-r{p or '.'}{' -V' if choice.volume else ''} -o{drawn}", p, choice.volume,
                             replace(base, order=drawn), []))
-    # for the chosen piece, the rules' other choices: FILA one piece later, and the other schedule (e then the
-    # scan, or the scan alone)
+    # for the chosen piece, the other choices: FILA one piece earlier (as far as the first piece) and later, and
+    # the other schedule (e then the scan, or the scan alone)
     p, volume = choice.candidates[0].piece if choice.candidates else None, " -V" if choice.volume else ""
     h = base.fila
+    n = sum(s.multiplicity for s in puzzle.shapes)
     scan = base.order.split(":")[-1].split("=")[0]
-    if h > 4:
-        later = ":".join(f"{k}={int(v) - 1 if int(v) == h else v}"
-                         for k, v in (part.split("=") for part in base.order.split(":")))
-        rows.append(Row(f"-r{p or '.'}{volume} -f{h - 1} -o{later}", p, choice.volume,
-                        replace(base, fila=h - 1, order=later), []))
+    for moved in (h + 1, h - 1):
+        if 4 < moved < n:
+            order = ":".join(f"{k}={moved if int(v) == h else v}"
+                             for k, v in (part.split("=") for part in base.order.split(":")))
+            rows.append(Row(f"-r{p or '.'}{volume} -f{moved} -o{order}", p, choice.volume,
+                            replace(base, fila=moved, order=order), []))
     other = f"{scan}={h}" if base.order.startswith("e=") else f"e={h}:{scan}=3" if h > 3 else f"e={h}"
     rows.append(Row(f"-r{p or '.'}{volume} -o{other}", p, choice.volume, replace(base, order=other), []))
     if path.name in POLYCUBE:
