@@ -101,7 +101,11 @@ class UserWideLocator(_PackageStamp, caching.UserWideCacheLocator):
     """The user's cache directory (read-only installs), with the package digest in the stamp."""
 
 
-_numba_load_overload = caching.Cache.load_overload
+_numba_load_overload = getattr(caching.Cache, "load_overload", None)
+# what _load_overload calls of numba's: checked once, so that a numba whose cache is built otherwise loads as it does
+_LOADS_WITHOUT_REFRESH = _numba_load_overload is not None and all(
+    hasattr(caching.Cache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors")) and \
+    isinstance(getattr(caching.CacheImpl, "locator", None), property)
 
 
 def _load_overload(self, sig, target_context):
@@ -118,7 +122,8 @@ def install() -> None:
     ours = [UserProvidedLocator, InTreeLocator, UserWideLocator]
     rest = [cls for cls in caching.CacheImpl._locator_classes if cls not in ours]
     caching.CacheImpl._locator_classes = ours + rest
-    caching.Cache.load_overload = _load_overload
+    if _LOADS_WITHOUT_REFRESH:
+        caching.Cache.load_overload = _load_overload
 
 
 # on import: every compiled function of the package is defined with the njit above, after this
