@@ -56,7 +56,7 @@ def _install(payload, parent: int) -> None:
     global _payload
     die_with_parent(parent)
     _payload = payload
-    # the parent froze what it had before the fork (local_results), so the collector has only the worker's own to walk
+    # the parent's start-up turned the collector off and froze what it had (local_results): the worker's own is new
     gc.enable()
     # the parent answers a stop signal for the whole run (it kills the pool); a worker that stopped on
     # its own would hand back partial counts as if its sub-problem were finished
@@ -87,8 +87,11 @@ def local_results(payload, subproblems: list, workers: int, deadline: float | No
     pending = {sub.ident: sub for sub in subproblems}
     restarts = 0
     context = multiprocessing.get_context("fork")
-    # what the parent has is the workers' too: frozen, the collector of neither walks it (nor copies its pages)
-    gc.freeze()
+    # a parent in its start-up (bench solve's, collector off) has made nothing to collect yet: frozen, what it has
+    # is walked by the collector of neither it nor the workers (nor copied page by page); a parent whose collector
+    # runs may hold garbage it has not found yet, which a freeze would keep for good
+    if not gc.isenabled():
+        gc.freeze()
     while pending:
         pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install,
                                    initargs=(payload, os.getpid()))
