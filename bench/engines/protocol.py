@@ -93,10 +93,10 @@ class Settings:
         siblings an identical-piece branch had tweaked out).  Empty: the whole
         search.
     share : (int, int)
-        ``(j, J)``: of the children of FILA's root (the node DLX hands over),
-        search only the i-th where ``i % J == j``, and count only what lies
-        below them, share 0 counting the rest too (the levels above, the
-        root node, the images tried at the root, the hand-off's lists), so
+        ``(j, J)``: of the children of each FILA root (a node DLX hands
+        over), search only the i-th where ``i % J == j``, and count only what
+        lies below them, share 0 counting the rest too (the DLX levels, the
+        root nodes, the images tried at the roots, the hand-offs' lists), so
         that the ``J`` shares add up to the whole search, every counter
         included.  ``(0, 1)``: the whole search.  It cuts a split's
         sub-problems finer below FILA's hand-off, where a deeper prefix would
