@@ -107,19 +107,19 @@ def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
     """The grid rows for ``puzzle`` (see the module docstring), the estimates' order first."""
     base = replace(auto_settings, auto=False)
     pieces = [c.piece for c in choice.candidates] or [None]
-    rows = [Row(f"-r{p or '.'}{' -V' if choice.volume else ''}", p, choice.volume, base, []) for p in pieces]
+    volume = " -V" if choice.volume else ""
+    rows = [Row(f"-r{p or '.'}{volume}", p, choice.volume, base, []) for p in pieces]
     for p in pieces[:3]:
         if puzzle.planar:
             rows.append(Row(f"-r{p or '.'}{'' if choice.volume else ' -V'}", p, not choice.volume, base, []))
         if puzzle.rectangle and base.order and "@" in base.order:
             drawn = base.order.split("=")[0].split("@")[0] + "=" + base.order.split("=")[1]
-            rows.append(Row(f"-r{p or '.'}{' -V' if choice.volume else ''} -o{drawn}", p, choice.volume,
-                            replace(base, order=drawn), []))
+            rows.append(Row(f"-r{p or '.'}{volume} -o{drawn}", p, choice.volume, replace(base, order=drawn), []))
     # for the chosen piece, the other choices: FILA one piece earlier (as far as the first piece) and later, and
     # the other schedule (e then the scan, or the scan alone)
-    p, volume = choice.candidates[0].piece if choice.candidates else None, " -V" if choice.volume else ""
+    p = choice.piece
     h = base.fila
-    n = sum(s.multiplicity for s in puzzle.shapes)
+    n = sum(shape.multiplicity for shape in puzzle.shapes)
     scan = base.order.split(":")[-1].split("=")[0]
     for moved in (h + 1, h - 1):
         if 4 < moved < n:

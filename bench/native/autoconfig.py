@@ -282,12 +282,13 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
                      f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
     # a hand-off the volume filter's partitions set (filtered_handoff) is the engine's to keep
     if partitioned is None and steps + whole_path_steps * HANDOFF_TRIALS * HANDOFF_PATH_COST <= budget_steps:
-        steps = _later_handoff(choice, cover, dead[[alive[0]]], order_for, n, steps)
+        steps = _later_handoff(choice, arrays, cover, dead[[alive[0]]], order_for, n, steps)
     choice.steps = steps
     return _done(choice, start, red)
 
 
-def _later_handoff(choice: Choice, cover: Cover, dead: np.ndarray, order_for, n: int, steps: float) -> float:
+def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: np.ndarray, order_for, n: int,
+                   steps: float) -> float:
     """Move FILA's hand-off one piece later when whole-tree paths price that tree well below the rule's.
 
     DLX then places two pieces: it branches on the item with the fewest
@@ -300,15 +301,15 @@ def _later_handoff(choice: Choice, cover: Cover, dead: np.ndarray, order_for, n:
     seed to the next, with 2048 they come within 15 % of the trees' sizes
     (130 M and 42 M nodes against 148 M and 48 M).  The caller runs it only
     when the budget can pay for them (not on puzzles of a few tenths of a
-    second).  Returns the steps spent in all.
+    second).  ``arrays`` are the race's, at the rule's hand-off.  Returns the
+    steps spent in all.
     """
     later = choice.handoff - 1
     if later < 2:
         return steps
     priced_at = {}
-    for h in (choice.handoff, later):
-        arrays = PipelineArrays.build(cover, order_for(cover, h), h)
-        row = arrays.sample(dead, HANDOFF_TRIALS, SEED, n)[0]
+    for h, at in ((choice.handoff, arrays), (later, PipelineArrays.build(cover, order_for(cover, later), later))):
+        row = at.sample(dead, HANDOFF_TRIALS, SEED, n)[0]
         steps += float(row[E_STEPS])
         nodes, attempts, seconds = priced(row)
         handoffs = float(row[E_NODES_DLX]) / max(float(row[E_TRIALS]), 1.0)
