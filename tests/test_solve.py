@@ -156,7 +156,7 @@ def test_untuned_fila_filters_a_jagged_region_by_volume_until_a_quarter_of_the_p
     assert status == 3 and info["autoTuned"] == "1"  # 3: cut by --node-limit
     removed = int(info["VOLUME_FILTER_ONE_SHOT"])
     assert removed > 0.25 * (int(info["OPTIONS"]) + removed)
-    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("13", "13", "e=13:f=3")
+    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("13", "13", "e=13")
     # the repeated filter works at DLX's nodes, from the root (17 pieces left) down to 13
     assert int(info["VOLUME_FILTER[17]"]) > 0 and int(info["VOLUME_FILTER[12]"]) == 0
 
@@ -167,12 +167,12 @@ def test_untuned_fila_on_other_lattices_picks_e_and_leaves_small_puzzles_unfilte
     # 10 pieces are too few to filter at nodes
     status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", str(DEFS / "hexiamonds_6x6.txt"))
     info = keyvalues(out)
-    assert status == 0 and info["orderingHeuristicConfig"] == "e=11:f=3" and (info["UNIQUE"], info["TOTAL"]) == ("156", "624")
+    assert status == 0 and info["orderingHeuristicConfig"] == "e=11" and (info["UNIQUE"], info["TOTAL"]) == ("156", "624")
     status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", str(DEFS / "meteor.txt"))
     info = keyvalues(out)
     removed = int(info["VOLUME_FILTER_ONE_SHOT"])
     assert status == 0 and 0.15 * (int(info["OPTIONS"]) + removed) < removed
-    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("9", "-1", "e=9:f=3")
+    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("9", "-1", "e=9")
     assert (info["UNIQUE"], info["TOTAL"]) == ("1049", "2098")
 
 

@@ -13,7 +13,7 @@ from bench.engines.protocol import Limits, Settings
 from bench.models.cover import Cover
 from bench.models.filters import volume_filter
 from bench.native import autoconfig
-from bench.native.fila import FilaEngine, default_order
+from bench.native.fila import FilaEngine, default_order, default_schedules
 from bench.native.pipeline_estimate import E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS, PipelineArrays
 from bench.prepare import Request, prepare
 from conftest import DEFS
@@ -39,14 +39,14 @@ def test_the_estimates_pick_x_where_it_searches_the_smallest_tree(name):
     # FILA's nodes with X constrained against Z (the rule the estimates replaced picked Z on 12x5):
     # 12x5 0.84 M against 7.56 M, one-sided 30x3 0.55 M against 3.83 M, 10x6 2.09 M against 17.8 M
     puzzle = one(name)
-    choice = autoconfig.choose(puzzle, default_order)
+    choice = autoconfig.choose(puzzle, default_schedules)
     assert choice.piece == "X"
     assert choice.candidates[0].piece == "X" and choice.candidates[0].seconds < choice.candidates[-1].seconds
 
 
 def test_the_choice_is_deterministic():
     puzzle = one("pentominoes_12x5.txt")
-    first, second = (autoconfig.choose(puzzle, default_order) for _ in range(2))
+    first, second = (autoconfig.choose(puzzle, default_schedules) for _ in range(2))
     assert first.piece == second.piece and first.steps == second.steps
     assert [c.to_json() for c in first.candidates] == [c.to_json() for c in second.candidates]
 
@@ -56,7 +56,7 @@ def test_a_turned_box_gets_the_same_choice(name):
     text = (DEFS / name).read_text()
     drawn = bench.Puzzle.from_definition(bench.parse_text(text)[0])
     turned = bench.Puzzle.from_definition(bench.parse_text(transposed(text))[0])
-    first, second = autoconfig.choose(drawn, default_order), autoconfig.choose(turned, default_order)
+    first, second = autoconfig.choose(drawn, default_schedules), autoconfig.choose(turned, default_schedules)
     assert first.piece == second.piece == "X"
     assert first.order.split("=")[0] != second.order.split("=")[0]  # f against f@1,0,2: the same scan
 
@@ -98,7 +98,7 @@ def test_every_candidate_keeps_the_counts():
 
 def test_the_budget_bounds_the_sampling():
     puzzle = one("pentominoes_12x5.txt")
-    choice = autoconfig.choose(puzzle, default_order)
+    choice = autoconfig.choose(puzzle, default_schedules)
     # a sub-second puzzle: one round of the first paths, a few milliseconds of work
     assert choice.steps * autoconfig.STEP_SECONDS < 0.01
     assert all(c.rounds >= 1 for c in choice.candidates)
@@ -107,10 +107,10 @@ def test_the_budget_bounds_the_sampling():
 def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheaper():
     # planar pentacubes in 3x4x5: FILA after the second piece searches 48 M nodes in 2.1 s, after the first
     # 148 M in 6.9 s; the Tetris Cube's two trees are alike, and its later hand-off only adds FILA set-ups
-    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), default_order)
-    assert moved.handoff == 10 and moved.order == "e=10:f=3" and "FILA one piece later" in moved.reason
+    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), default_schedules)
+    assert moved.handoff == 10 and moved.order == "e=10" and "FILA one piece later" in moved.reason
     assert moved.handoffs[10]["seconds"] <= autoconfig.HANDOFF_GAIN * moved.handoffs[11]["seconds"]
-    kept = autoconfig.choose(one("tetriscube.txt"), default_order)
+    kept = autoconfig.choose(one("tetriscube.txt"), default_schedules)
     assert kept.handoff == 11 and set(kept.handoffs) == {10, 11}
     assert kept.handoffs[10]["seconds"] > autoconfig.HANDOFF_GAIN * kept.handoffs[11]["seconds"]
     assert autoconfig.Choice.from_json(moved.to_json()) == moved
@@ -119,12 +119,33 @@ def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheape
     auto = FilaEngine().configure(one("pentacubes_planar_3x4x5.txt"), Request(tuned=False))
     assert auto.settings.fila == 10
     # a sub-second puzzle cannot pay for the paths: the rule's hand-off, unpriced
-    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), default_order)
+    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), default_schedules)
     assert small.handoff == 11 and small.handoffs == {}
 
 
+def test_the_schedules_race_where_the_search_is_small():
+    # the 30-ball pyramid: the scan searches 19,491 nodes in under a millisecond, e 2,845 nodes in 4 ms (3.3 ms of
+    # it building e's list sets); the race runs both, in turns, and the scan finishes first
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    assert choice.order == "f=6" and set(choice.schedules) == {"e=6", "f=6"}
+    scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
+    assert scan["won"] and scan["finished"] and scan["nodes"] == 19_491 and not tight["won"]
+    assert tight["seconds"] * autoconfig.EXACT_GAIN >= scan["seconds"]
+    assert "AUTO_ORDER=f=6" in choice.lines() and any(line.startswith("AUTO_SCHEDULE[e=6]=") for line in choice.lines())
+    # the engine's untuned settings follow it, and the cover cache's copy of the choice keeps it
+    auto = FilaEngine().configure(one("polyspheres_square_pyramid_30.txt"), Request(tuned=False))
+    assert auto.settings.order == auto.choice.order
+    assert autoconfig.Choice.from_json(choice.to_json()).order == "f=6"
+
+
+def test_large_trees_keep_e_without_a_race():
+    # e's tree is a tenth of the scan's on the Tetris Cube (48 M nodes against 477 M): racing them would cost seconds
+    choice = autoconfig.choose(one("tetriscube.txt"), default_schedules)
+    assert choice.order == "e=11" and choice.schedules == {} and choice.predicted_seconds > autoconfig.RACE_BELOW
+
+
 def test_a_puzzle_without_symmetry_has_nothing_to_choose():
-    choice = autoconfig.choose(one("dominoes_6x6.txt"), default_order)
+    choice = autoconfig.choose(one("dominoes_6x6.txt"), default_schedules)
     assert choice.piece is None and choice.candidates == [] and "no piece" in choice.reason
 
 

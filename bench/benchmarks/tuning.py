@@ -11,17 +11,21 @@ in one process, one core:
    best pieces the one-shot volume filter toggled (2-D) and, in a
    rectangle, FILA's scan as drawn (``f``) rather than along the longest
    side; for the chosen piece, FILA one piece earlier and later and the
-   other schedule (``e`` then the scan, or the scan alone); and the published
-   best rows (polycube 1.2.1's and the FILA article's), each run cut at :data:`LIMIT_FACTOR` times the best time so
+   other schedules (``e``, the scan, ``e`` then the scan for the last three
+   pieces); and the published best rows (polycube 1.2.1's and the FILA
+   article's), each run cut at :data:`LIMIT_FACTOR` times the best time so
    far, so the sweep stays bounded;
 3. ``--rounds`` interleaved rounds of the automatic run (choice + search,
    the choice made afresh each round) and the :data:`FINALISTS` best grid
    rows: medians and spreads.
 
-It reports per puzzle the ratio of the automatic run (its choice counted)
-to the best grid row, nodes of both, and the choice; times under
-:data:`RESOLUTION` seconds are at the machine's resolution, so there the
-nodes compare.  Against polycube 1.2.1 (10x6, 12x5, one-sided 30x3) it
+A search shorter than :data:`TIMED` is timed as the median of as many
+solves as fill it (:func:`repeats`, column ``x``), in the screening and in
+the rounds alike.  It reports per puzzle the ratio of the automatic run
+(its choice counted) to the best grid row, the ratio of its search alone,
+nodes of both, and the choice; times under :data:`RESOLUTION` seconds are
+marked, as there the choice's own cost (a race of schedules, a few
+milliseconds) outweighs any search.  Against polycube 1.2.1 (10x6, 12x5, one-sided 30x3) it
 scales the issue's figures, measured on this machine with polycube built
 from source, by a same-run calibration: the configuration bench's default
 was then (10x6, ``-rX -V -f11 -of=11 -n``, 0.082 s then), timed in the
@@ -62,6 +66,7 @@ LIMIT_FACTOR = 3.0
 MIN_LIMIT = 0.2
 FINALISTS = 3
 RESOLUTION = 0.010
+TIMED = 0.05
 MINUTE = 60.0
 # polycube 1.2.1's best configurations, search only (the issue's table), and the bench run they were measured beside
 POLYCUBE = {"pentominoes_10x6.txt": ("-r -b 11 -V", 0.173), "pentominoes_12x5.txt": ("-r -b 11", 0.15),
@@ -87,20 +92,43 @@ class Row:
         return Request(settings=self.settings, redundancy=self.piece, redundancy_method="orbit", volume=self.volume)
 
 
-def solve_row(engine, puzzle, row: Row, limit: float | None) -> float:
-    """Run one grid row once; records its nodes, counts and status, returns its search seconds."""
+def timed_search(engine, prepared, limit: float | None, repeat: int) -> tuple[float, object]:
+    """The median search seconds of ``repeat`` solves of ``prepared`` (one when cut by ``limit``), and the last result."""
+    times = []
+    for _ in range(repeat):
+        r = engine.solve(prepared.cover, prepared.settings, Limits(time_limit=limit))
+        times.append(r.timings["solve"])
+        if r.status != Status.SOLVED:
+            break
+    return statistics.median(times), r
+
+
+def solve_row(engine, puzzle, row: Row, limit: float | None, repeat: int = 1) -> float:
+    """Run one grid row (``repeat`` times, the median kept); records its nodes, counts and status, returns its seconds."""
     prepared = prepare(puzzle, row.request(), engine)
-    r = engine.solve(prepared.cover, prepared.settings, Limits(time_limit=limit))
+    seconds, r = timed_search(engine, prepared, limit, repeat)
     row.nodes, row.status, row.counts = r.stats["nodes"], r.status.value, (r.covers, r.unique, r.total)
-    return r.timings["solve"]
+    return seconds
 
 
-def solve_auto(engine, puzzle, limit: float | None = None) -> tuple[float, float, object]:
-    """One automatic run: the choice made afresh, then the search; returns (choice seconds, search seconds, result)."""
+def solve_auto(engine, puzzle, limit: float | None = None, repeat: int = 1) -> tuple[float, float, object]:
+    """One automatic run: the choice made afresh, then the search (its median of ``repeat``).
+
+    Returns (choice seconds, search seconds, (result, prepared)).
+    """
     prepared = prepare(puzzle, Request(tuned=False), engine)
     choice = prepared.request.choice
-    r = engine.solve(prepared.cover, prepared.settings, Limits(time_limit=limit))
-    return choice.seconds, r.timings["solve"], (r, prepared)
+    seconds, r = timed_search(engine, prepared, limit, repeat)
+    return choice.seconds, seconds, (r, prepared)
+
+
+def repeats(seconds: float) -> int:
+    """How many solves a round times for a search of ``seconds``: enough for :data:`TIMED` seconds, at most 200.
+
+    A search of a millisecond, timed once, is at the clock's and the
+    machine's mercy; the median of many is not.
+    """
+    return int(min(max(TIMED / max(seconds, 1e-6), 1), 200))
 
 
 def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
@@ -127,8 +155,9 @@ def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
                              for k, v in (part.split("=") for part in base.order.split(":")))
             rows.append(Row(f"-r{p or '.'}{volume} -f{moved} -o{order}", p, choice.volume,
                             replace(base, fila=moved, order=order), []))
-    other = f"{scan}={h}" if base.order.startswith("e=") else f"e={h}:{scan}=3" if h > 3 else f"e={h}"
-    rows.append(Row(f"-r{p or '.'}{volume} -o{other}", p, choice.volume, replace(base, order=other), []))
+    for other in (f"e={h}", f"{scan}={h}", f"e={h}:{scan}=3"):
+        if other != base.order and (h > 3 or ":" not in other):
+            rows.append(Row(f"-r{p or '.'}{volume} -o{other}", p, choice.volume, replace(base, order=other), []))
     if path.name in POLYCUBE:
         flags, _ = POLYCUBE[path.name]
         # polycube picks the piece with the fewest kept images (X here); -b N: FILA from N pieces left
@@ -150,10 +179,11 @@ def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine, cut: float =
         why = "unsolvable without search: " + "; ".join(reasons) if reasons else "over a minute"
         return {"puzzle": label, "skipped": why, "choice": choice.to_json()}
     rows = grid(puzzle, path, prepared.settings, choice)
+    repeat = repeats(auto_search)
     best = None
     for row in rows:
         limit = None if best is None else max(cut * best, MIN_LIMIT)
-        seconds = solve_row(engine, puzzle, row, limit)
+        seconds = solve_row(engine, puzzle, row, limit, repeat)
         if row.status == Status.SOLVED.value:
             row.times.append(seconds)
             best = seconds if best is None else min(best, seconds)
@@ -164,16 +194,16 @@ def run_puzzle(path: Path, index: int, puzzle, rounds: int, engine, cut: float =
         row.times = []
     calib = []
     for _ in range(rounds):
-        autos.append(solve_auto(engine, puzzle)[:2])
+        autos.append(solve_auto(engine, puzzle, repeat=repeat)[:2])
         for row in finalists:
-            row.times.append(solve_row(engine, puzzle, row, None))
+            row.times.append(solve_row(engine, puzzle, row, None, repeat))
         if path.name in POLYCUBE:
             calib.append(calibration_run(engine))
     autos = autos[1:] if rounds else autos
     totals = [a + b for a, b in autos]
     top = min(finalists, key=lambda r: statistics.median(r.times)) if finalists else None
     record = {
-        "puzzle": label, "rounds": rounds, "choice": choice.to_json(),
+        "puzzle": label, "rounds": rounds, "repeat": repeat, "choice": choice.to_json(),
         "auto": {"piece": choice.piece, "variant": result.variant, "nodes": result.stats["nodes"],
                  "counts": [result.covers, result.unique, result.total], "tuning_median": statistics.median(a for a, _ in autos),
                  "search_median": statistics.median(b for _, b in autos), "total_median": statistics.median(totals),
@@ -212,21 +242,23 @@ def markdown(records: list[dict], machine: dict) -> str:
              "interleaved rounds (column R) of the automatic run (its choice made afresh and counted) and the "
              f"{FINALISTS} best grid rows of a screening pass (each cut at a few times the best so far: 3, or 1.5 for "
              "the puzzles of seconds).  "
-             f"Times under {RESOLUTION * 1000:g} ms are at the machine's resolution: compare nodes there (`*`).", "",
+             f"A search under {TIMED * 1000:g} ms is timed as the median of as many solves as fill {TIMED * 1000:g} ms "
+             f"(column x); `*` marks the best row under {RESOLUTION * 1000:g} ms, where the choice costs more than the "
+             "search.", "",
              "`auto / best` counts the choice, made afresh; `search / best` is the configuration's search alone, "
              "what every later run of the puzzle pays (the cover cache keeps the choice).", "",
-             "| puzzle | R | auto choice | auto s (median, min-max) | of which choice s | auto nodes | best grid row | "
+             "| puzzle | R | x | auto choice | auto s (median, min-max) | of which choice s | auto nodes | best grid row | "
              "best s | best nodes | auto / best | search / best | counts |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in records:
         if "skipped" in r:
-            lines.append(f"| {r['puzzle']} | - | -r{r['choice']['redundancy'] or '.'} | {r['skipped']} ||||||||| ")
+            lines.append(f"| {r['puzzle']} | - | - | -r{r['choice']['redundancy'] or '.'} | {r['skipped']} ||||||||| ")
             continue
         a = r["auto"]
         best = next((g for g in r["grid"] if g["label"] == r.get("best")), None)
         star = " *" if r.get("resolution") else ""
         lines.append(
-            f"| {r['puzzle']} | {r['rounds']} | -r{a['piece'] or '.'} {a['variant']} | {a['total_median']:.4f} ({a['total_min']:.4f}-"
+            f"| {r['puzzle']} | {r['rounds']} | {r.get('repeat', 1)} | -r{a['piece'] or '.'} {a['variant']} | {a['total_median']:.4f} ({a['total_min']:.4f}-"
             f"{a['total_max']:.4f}) | {a['tuning_median']:.4f} | {a['nodes']:,} | {r.get('best') or '-'} | "
             + (f"{best['median']:.4f} | {best['nodes']:,} | {r['ratio']:.2f}{star} | "
                f"{a['search_median'] / best['median']:.2f}{star}" if best else "- | - | - | -")

@@ -4,8 +4,10 @@ The candidates are the pieces the redundancy filter may constrain; the rest
 of the configuration follows the rules of :mod:`bench.models.tuning` and
 :func:`~bench.native.fila.default_order` (the one-shot volume filter in
 2-D, FILA after the first piece, ``f`` along the box's longest side in a
-rectangle, ``e`` then ``f`` elsewhere).  Which piece is constrained decides
-the size of the tree: on the 12x5 pentominoes FILA searches 0.84 M nodes
+rectangle, ``e`` elsewhere), where estimates do not price another choice
+far cheaper: the hand-off one piece later (:func:`_later_handoff`) and,
+outside rectangles, the scan alone rather than ``e`` (:func:`_schedule`).
+Which piece is constrained decides the size of the tree: on the 12x5 pentominoes FILA searches 0.84 M nodes
 with X and 7.56 M with Z, on the one-sided 30x3 0.55 M with X and 3.87 M
 with z, on the Tetris Cube 79 M with L and 163 M with B, the next best; the
 rule this replaces (fewest options left after each kept placement) picked Z
@@ -29,13 +31,22 @@ Every candidate gets :data:`FIRST_TRIALS` paths, then the better half twice
 as many, and so on while the sampling stays within :data:`BUDGET_SHARE` of
 the leader's predicted solve time (whole-tree paths, priced by the cost
 model) and :data:`MAX_BUDGET_SECONDS`.  Work is counted in sampling steps
-(options looked at), not seconds, so the choice is the same on any machine
-and under any load; the seeds are fixed.
+(options looked at), not seconds, so the piece and the hand-off are the
+same on any machine and under any load; the seeds are fixed.
 
 The choice does not depend on how the box and the pieces are drawn as far
 as the search does not: the kept images are the smallest of each orbit in
 the box's scan order (``orbit``), FILA scans along the longest side, and
 the estimate walks the tree the solve will search.
+
+**The schedule is measured.**  On small trees ``e`` and the scan differ
+less in the nodes they search than in what a node and a hand-off cost,
+which depend on the lattice (a hexagonal prism's 8 neighbours make ``e``'s node dearer)
+and on how many images each cell's lists hold (``e`` lists an image at
+every one of its cells, the scan at its first).  So each schedule runs the
+real search, in turns, where the rule's search is predicted small enough
+for that: the first to finish wins, the rule's ties (:func:`_race`).
+Only that step reads a clock.
 """
 
 from __future__ import annotations
@@ -49,6 +60,8 @@ from bench.models.cover import Cover
 from bench.models.filters import volume_filter
 from bench.models.symmetry import redundancy_for_shape
 from bench.models.tuning import filtered_handoff
+from bench.native import warmup
+from bench.native.codes import S_NODES
 from bench.native.pipeline_estimate import (E_ATTEMPTS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_STEPS,
                                             E_TRIALS, MAX_CELLS, N_E, PipelineArrays, warm_up)
 from bench.native.search import piece_count
@@ -74,6 +87,14 @@ HANDOFF_PATH_COST = 6.0
 leader's 64 paths measure them: 2 to 3 on the pentacubes, doubled as 64 paths may price them low by half."""
 HANDOFF_GAIN = 0.75
 """A hand-off one piece later is taken when its whole tree is priced at most this share of the rule's."""
+RACE_BELOW = 0.05
+"""The schedules race where the rule's whole search is predicted under this many seconds (:func:`_schedule`)."""
+RACE_SECONDS = 0.06
+"""The race's searches stop after this many seconds in all, undecided."""
+RACE_SLICE = 2.5e-4
+"""Seconds a search of the race runs before the next takes its turn."""
+EXACT_GAIN = 0.95
+"""Another schedule replaces the rule's when its search takes at most this share of the rule's time."""
 
 
 @dataclass(eq=False)
@@ -131,6 +152,7 @@ class Choice:
     counters: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     handoffs: dict = field(default_factory=dict)
+    schedules: dict = field(default_factory=dict)
 
     def to_json(self) -> dict:
         """A JSON-ready record of the choice (``--json``'s ``autoconfig``)."""
@@ -138,11 +160,12 @@ class Choice:
                 "reason": self.reason, "rank_depth": self.depth, "nodes": self.nodes, "attempts": self.attempts,
                 "predicted_seconds": self.predicted_seconds, "budget_seconds": self.budget_seconds, "sampling_steps": self.steps,
                 "sampling_seconds": self.seconds, "compile_seconds": self.compile_seconds, "candidates": [c.to_json() for c in self.candidates],
-                "handoffs": {str(h): v for h, v in self.handoffs.items()}}
+                "handoffs": {str(h): v for h, v in self.handoffs.items()}, "schedules": self.schedules}
 
     def __eq__(self, other) -> bool:
-        # what was chosen and why, not how long it took; a choice read back from the cover cache has no cover
-        timed = ("sampling_seconds", "compile_seconds")
+        # what was chosen and why, not how long it took (the schedules' trials are timed); a choice read back from
+        # the cover cache has no cover
+        timed = ("sampling_seconds", "compile_seconds", "schedules", "reason")
         return isinstance(other, Choice) and all(v == other.to_json()[k] for k, v in self.to_json().items()
                                                  if k not in timed)
 
@@ -156,7 +179,8 @@ class Choice:
                    [Candidate.from_json(c) for c in data["candidates"]], data["rank_depth"], data["nodes"],
                    data["attempts"], data["predicted_seconds"], data["reason"], data["budget_seconds"],
                    data["sampling_steps"], data["sampling_seconds"], data["compile_seconds"],
-                   handoffs={int(h): v for h, v in data.get("handoffs", {}).items()})
+                   handoffs={int(h): v for h, v in data.get("handoffs", {}).items()},
+                   schedules=data.get("schedules", {}))
 
     def lines(self) -> list[str]:
         """``--info``'s ``AUTO_*`` lines: the choice, the budget spent, then each candidate, best first."""
@@ -173,6 +197,10 @@ class Choice:
         for h, v in sorted(self.handoffs.items(), reverse=True):
             lines.append(f"AUTO_HANDOFF[{h}]=nodes={v['nodes']:.4g}:attempts={v['attempts']:.4g}:"
                          f"handoffs={v['handoffs']:.4g}:seconds={v['seconds']:.4g}")
+        lines.append(f"AUTO_ORDER={self.order}")
+        for order, v in self.schedules.items():
+            lines.append(f"AUTO_SCHEDULE[{order}]=seconds={v['seconds']:.6f}:nodes={v['nodes']}:"
+                         f"finished={int(v['finished'])}:won={int(v['won'])}")
         return lines
 
 
@@ -185,19 +213,20 @@ def priced(sums: np.ndarray) -> tuple[float, float, float]:
     return float(nodes), float(sums[E_ATTEMPTS] / n), float(seconds)
 
 
-def choose(puzzle, order_for, method: str = "orbit") -> Choice:
+def choose(puzzle, schedules, method: str = "orbit") -> Choice:
     """The redundancy piece (and the settings around it) an untuned FILA run of ``puzzle`` uses.
 
-    ``order_for(cover, handoff)`` is FILA's default schedule
-    (:func:`~bench.native.fila.default_order`).  Deterministic: a fixed
-    seed and a budget in sampling steps.
+    ``schedules(cover, handoff)`` lists FILA's schedules to choose among,
+    the rule first (:func:`~bench.native.fila.default_schedules`).  The
+    piece and the hand-off are deterministic (a fixed seed and a budget in
+    sampling steps); the schedule is measured (:func:`_schedule`).
 
     Examples
     --------
     >>> import bench
-    >>> from bench.native.fila import default_order
+    >>> from bench.native.fila import default_schedules
     >>> [p] = bench.load("defs/pentominoes_12x5.txt")
-    >>> choose(p, default_order).piece
+    >>> choose(p, default_schedules).piece
     'X'
     """
     compile_seconds = warm_up()
@@ -210,23 +239,25 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
     n = piece_count(cover)
     partitioned = filtered_handoff(puzzle, n, base.n_options, removed) if volume else None
     handoff = partitioned or max(n - 1, 1)
-    order = order_for(cover, handoff)
+    order = schedules(cover, handoff)[0]
     # the encoding and the filter are the ones every run makes: what the choice costs is the rest
     choice = Choice(None, volume, order, handoff, compile_seconds=compile_seconds, cover=cover,
                     options_before=base.n_options, counters={"VOLUME_FILTER_ONE_SHOT": removed} if volume else {},
                     timings={"encode": encoded - start, **({"filter": filtered - encoded} if volume else {})})
     start = filtered
+    # a hand-off the volume filter's partitions set (filtered_handoff) is the engine's to keep, with its schedule
+    free = partitioned is None
     shapes = [s for s in puzzle.shapes if s.multiplicity == 1 and np.any(puzzle.images.shape == s.index)]
     if puzzle.group.order == 1 or not shapes:
         choice.reason = "no symmetry to filter" if puzzle.group.order == 1 else "no piece of a unique shape"
-        return _done(choice, start)
+        return _done(choice, start, schedules=schedules if free else None)
     reds = [redundancy_for_shape(puzzle, s.index, method) for s in shapes]
     if len(reds) == 1 or cover.n_cells > MAX_CELLS:
         best = min(reds, key=lambda r: (r.score, len(r.kept), r.shape))
         choice.piece = best.piece
         choice.reason = "the only candidate" if len(reds) == 1 else \
             f"over {MAX_CELLS} cells: the piece with the fewest kept images"
-        return _done(choice, start, best)
+        return _done(choice, start, best, schedules if free else None)
     arrays = PipelineArrays.build(cover, order, handoff)
     option_of = np.full(len(puzzle.images), -1, dtype=np.int64)
     option_of[cover.opt_image] = np.arange(cover.n_options)
@@ -280,14 +311,107 @@ def choose(puzzle, order_for, method: str = "orbit") -> Choice:
     rounds = best.rounds
     choice.reason = (f"cheapest estimated top {depth} levels of {len(cands)} redundancy pieces after {rounds} "
                      f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
-    # a hand-off the volume filter's partitions set (filtered_handoff) is the engine's to keep
-    if partitioned is None and steps + whole_path_steps * HANDOFF_TRIALS * HANDOFF_PATH_COST <= budget_steps:
-        steps = _later_handoff(choice, arrays, cover, dead[[alive[0]]], order_for, n, steps)
+    _restrict(choice, red)
+    if free:
+        _schedule(choice, schedules, n)
+        if steps + whole_path_steps * HANDOFF_TRIALS * HANDOFF_PATH_COST <= budget_steps:
+            if choice.order != order:
+                arrays = PipelineArrays.build(choice.cover, choice.order, handoff)
+            row_dead = np.zeros((1, choice.cover.n_options), dtype=np.bool_) if choice.order != order \
+                else dead[[alive[0]]]
+            steps = _later_handoff(choice, arrays, cover if choice.order == order else choice.cover, row_dead,
+                                   schedules, n, steps)
     choice.steps = steps
-    return _done(choice, start, red)
+    return _done(choice, start)
 
 
-def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: np.ndarray, order_for, n: int,
+def _restrict(choice: Choice, red) -> None:
+    """Keep only the chosen piece's kept images in the choice's cover (the redundancy filter of ``red``)."""
+    cover = choice.cover
+    shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
+    keep = (shape_of != red.shape) | np.isin(cover.opt_image, red.kept)
+    choice.cover = replace(cover.keep_options(keep) if not keep.all() else cover, redundancy=red)
+
+
+def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
+    """FILA's real searches of ``cover`` under each schedule of ``orders`` (the rule first), run in turns.
+
+    Another schedule must be faster than the rule's by a margin, so its
+    seconds count as ``seconds / EXACT_GAIN``.  The search that has counted
+    the least goes on for about :data:`RACE_SLICE` seconds, and so on,
+    until a finished search has counted no more than any other can any
+    longer (it wins), or the race has spent :data:`RACE_SECONDS` (nobody
+    wins).  Returns per schedule its seconds and nodes, whether it
+    finished, and whether it won.
+    """
+    from bench.engines.protocol import Settings
+    from bench.native.fila import FilaEngine, start_pipeline
+
+    engine = FilaEngine()
+    runs = []
+    for k, order in enumerate(orders):
+        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
+        engine.warm_up(cover, settings)
+        runs.append({"order": order, "search": start_pipeline(cover, settings)[0], "seconds": 0.0, "done": False,
+                     "slice": 16, "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN})
+
+    def counted(run: dict) -> float:
+        return run["seconds"] * run["weight"]
+
+    winner = None
+    while sum(r["seconds"] for r in runs) < RACE_SECONDS:
+        live = [r for r in runs if not r["done"]]
+        done = [r for r in runs if r["done"]]
+        best = min(done, key=counted, default=None)
+        if best is not None and all(counted(r) >= counted(best) for r in live):
+            winner = best
+            break
+        run = min(live, key=counted)
+        compiled = warmup.spent()
+        start = time.perf_counter()
+        run["done"] = run["search"].advance(run["slice"])
+        # a kernel first met in a hand-off (FILA on two words) compiles there: not search time
+        spent = time.perf_counter() - start - (warmup.spent() - compiled)
+        run["seconds"] += spent
+        # slices of about RACE_SLICE, growing at most 8-fold: nodes near the root may cost more
+        run["slice"] = int(min(run["slice"] * min(RACE_SLICE / max(spent, 1e-7), 8.0), 1 << 26))
+    return {r["order"]: {"seconds": r["seconds"], "nodes": int(r["search"].state[S_NODES]), "finished": r["done"],
+                         "won": r is winner} for r in runs}
+
+
+def _schedule(choice: Choice, schedules, n: int) -> None:
+    """Choose FILA's schedule among ``schedules(cover, handoff)`` (the rule first) by racing their real searches.
+
+    Only where the rule's search is predicted under :data:`RACE_BELOW`
+    (the race then costs about twice the faster search, once: the cover
+    cache keeps the choice); on larger trees ``e`` searched several times
+    fewer nodes than the scan on every bundled puzzle (the Meteor puzzle
+    0.79 M against 9.9 M, the Tetris Cube 48 M against 477 M), so the rule
+    stands.  On the 30-ball pyramid the scan's whole search takes 0.7 ms
+    where ``e``'s takes 4.4 ms (3.3 ms of it building ``e``'s list sets,
+    which hold each image at every one of its cells), on the hexagonal
+    prisms 17 ms against 25 ms, on the planar pentacubes in 2x3x10 10 ms
+    against 24 ms.
+    """
+    orders = schedules(choice.cover, choice.handoff)
+    if len(orders) < 2 or choice.predicted_seconds >= RACE_BELOW:
+        return
+    compiled = warmup.spent()
+    start = time.perf_counter()
+    raced = _race(choice.cover, orders, choice.handoff)
+    choice.compile_seconds += warmup.spent() - compiled
+    choice.schedules = raced
+    won = next((o for o, r in raced.items() if r["won"]), None)
+    if won is None:
+        choice.reason += f"; {orders[0]}: the race of schedules ran out of time ({time.perf_counter() - start:.3f} s)"
+    elif won != orders[0]:
+        choice.reason += (f"; the schedule {won}: its search took {raced[won]['seconds'] * 1000:.3g} ms, "
+                          f"{orders[0]}'s {'took' if raced[orders[0]]['finished'] else 'over'} "
+                          f"{raced[orders[0]]['seconds'] * 1000:.3g} ms")
+        choice.order = won
+
+
+def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: np.ndarray, schedules, n: int,
                    steps: float) -> float:
     """Move FILA's hand-off one piece later when whole-tree paths price that tree well below the rule's.
 
@@ -301,14 +425,18 @@ def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: n
     seed to the next, with 2048 they come within 15 % of the trees' sizes
     (130 M and 42 M nodes against 148 M and 48 M).  The caller runs it only
     when the budget can pay for them (not on puzzles of a few tenths of a
-    second).  ``arrays`` are the race's, at the rule's hand-off.  Returns the
-    steps spent in all.
+    second).  ``arrays`` are those of ``cover`` at the chosen schedule and
+    hand-off, ``dead`` the chosen piece's row; the later hand-off keeps
+    the schedule (its place in ``schedules``).  Returns the steps spent in
+    all.
     """
     later = choice.handoff - 1
     if later < 2:
         return steps
+    index = schedules(cover, choice.handoff).index(choice.order)
+    later_order = schedules(cover, later)[index]
     priced_at = {}
-    for h, at in ((choice.handoff, arrays), (later, PipelineArrays.build(cover, order_for(cover, later), later))):
+    for h, at in ((choice.handoff, arrays), (later, PipelineArrays.build(cover, later_order, later))):
         row = at.sample(dead, HANDOFF_TRIALS, SEED, n)[0]
         steps += float(row[E_STEPS])
         nodes, attempts, seconds = priced(row)
@@ -319,16 +447,25 @@ def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: n
     if priced_at[later]["seconds"] <= HANDOFF_GAIN * priced_at[choice.handoff]["seconds"]:
         choice.reason += (f"; FILA one piece later ({later} pieces left): its tree priced at "
                           f"{priced_at[later]['seconds'] / priced_at[choice.handoff]['seconds']:.2f} of the rule's")
-        choice.handoff, choice.order = later, order_for(cover, later)
+        choice.handoff, choice.order = later, later_order
     return steps
 
 
-def _done(choice: Choice, start: float, red=None) -> Choice:
-    """The choice with its cover restricted to the chosen piece's kept images, and the seconds it took."""
+def _done(choice: Choice, start: float, red=None, schedules=None) -> Choice:
+    """The choice with its cover restricted to ``red``'s kept images, its schedule chosen, and the seconds it took.
+
+    ``schedules`` is given where no race of pieces ran: the rule's tree is
+    then predicted from :data:`FIRST_TRIALS` paths for :func:`_schedule`.
+    """
     if red is not None:
-        cover = choice.cover
-        shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
-        keep = (shape_of != red.shape) | np.isin(cover.opt_image, red.kept)
-        choice.cover = replace(cover.keep_options(keep) if not keep.all() else cover, redundancy=red)
-    choice.seconds = time.perf_counter() - start
+        _restrict(choice, red)
+    if schedules is not None and choice.cover.n_cells <= MAX_CELLS:
+        n = piece_count(choice.cover)
+        arrays = PipelineArrays.build(choice.cover, choice.order, choice.handoff)
+        row = arrays.sample(np.zeros((1, choice.cover.n_options), dtype=np.bool_), FIRST_TRIALS, SEED, n)[0]
+        choice.nodes, choice.attempts, choice.predicted_seconds = priced(row)
+        choice.steps = float(row[E_STEPS])
+        _schedule(choice, schedules, n)
+    # the race's kernels (loaded or compiled, as the solve would) are compile time, not the choice's
+    choice.seconds = time.perf_counter() - start - (choice.compile_seconds - warm_up())
     return choice

@@ -205,6 +205,18 @@ class Search:
         self._drain()
         return status
 
+    def advance(self, nodes: int) -> bool:
+        """Search on for at most ``nodes`` nodes, covers counted and not kept; True once the search is done.
+
+        For a caller that runs searches in turns (the race of FILA's
+        schedules, :mod:`bench.native.autoconfig`): it reads no limit, clock
+        or signal, and hands no cover on.
+        """
+        code = self._slice(nodes)
+        if code == BUFFER_FULL:
+            self.state[S_STORED] = 0
+        return code == DONE
+
     def trace_event(self) -> tuple[str, np.ndarray]:
         """The trace event the last slice stopped at (the sub-search's when it ran): its kind and the options placed."""
         if self.sub is not None:
