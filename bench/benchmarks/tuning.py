@@ -57,6 +57,7 @@ from bench.engines import get_engine
 from bench.engines.protocol import Limits, Settings, Status
 from bench.files import write_atomic
 from bench.models.diagnose import unsolvable_reasons
+from bench.native.fila import scan_heuristic
 from bench.prepare import Request, prepare
 
 RESULTS = Path("results")
@@ -148,7 +149,7 @@ def grid(puzzle, path: Path, auto_settings: Settings, choice) -> list[Row]:
     p = choice.piece
     h = base.fila
     n = sum(shape.multiplicity for shape in puzzle.shapes)
-    scan = base.order.split(":")[-1].split("=")[0]
+    scan = scan_heuristic(puzzle)
     for moved in (h + 1, h - 1):
         if 4 < moved < n:
             order = ":".join(f"{k}={moved if int(v) == h else v}"

@@ -459,7 +459,8 @@ def _done(choice: Choice, start: float, red=None, schedules=None) -> Choice:
     """
     if red is not None:
         _restrict(choice, red)
-    if schedules is not None and choice.cover.n_cells <= MAX_CELLS:
+    if schedules is not None and choice.cover.n_cells <= MAX_CELLS and \
+            len(schedules(choice.cover, choice.handoff)) > 1:
         n = piece_count(choice.cover)
         arrays = PipelineArrays.build(choice.cover, choice.order, choice.handoff)
         row = arrays.sample(np.zeros((1, choice.cover.n_options), dtype=np.bool_), FIRST_TRIALS, SEED, n)[0]
