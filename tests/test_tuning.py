@@ -170,4 +170,6 @@ def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, m
     assert 0 < record["search_ratio"] < record["ratio"]
     pieces = {g["label"].split()[0] for g in record["grid"]}
     assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
-    assert "| pentominoes_20x3.txt | 1 | -rX" in (tmp_path / "tuning.md").read_text()
+    # a search of a third of a millisecond is timed as the median of many solves
+    assert record["repeat"] > 10
+    assert f"| pentominoes_20x3.txt | 1 | {record['repeat']} | -rX" in (tmp_path / "tuning.md").read_text()
