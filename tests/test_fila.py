@@ -170,7 +170,7 @@ def test_fewest_open_finds_the_holes_with_fewest_open_neighbours(x, y, z, bits, 
     words = 2 if wide or n > 64 else 1
     h = bits & ((1 << n) - 1)
     ptr, nb = _box_neighbours(x, y, z)
-    right, left, masks = fila_lists.neighbour_directions(ptr, nb, words)
+    right, left, masks = fila_lists.neighbour_shifts(ptr, nb, words)
     assert len(right) == 2 * sum(d > 1 for d in (x, y, z))
     open_nbrs = {c: sum(1 for d in nb[ptr[c]:ptr[c + 1]] if h >> int(d) & 1) for c in range(n) if h >> c & 1}
     least = min(open_nbrs.values(), default=0)
@@ -210,7 +210,7 @@ def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
         ptr.append(len(nb))
     ptr, nb = np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
     words = 1 if n <= 64 else 2
-    right, left, masks = fila_lists.neighbour_directions(ptr, nb, words)
+    right, left, masks = fila_lists.neighbour_shifts(ptr, nb, words)
     # a prism's 8 directions and a sphere's 12 are more than three bit planes count
     assert len(right) == {"hexprism": 8, "hex": 6, "triangle": 4, "fcc": 12, "cubic": 6}[name]
     h = bits & sum(1 << i for i in index.values())

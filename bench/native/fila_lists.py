@@ -170,12 +170,15 @@ MAX_DIRECTIONS = 15
 
 @njit(cache=True)
 def neighbour_directions(nb_ptr, nb, n_words):
-    """The neighbour relation as shifts: ``right, left, masks`` (see :func:`~bench.native.bitfield.fewest_open`).
+    """The neighbour relation as shifts: ``deltas, masks`` (see :func:`~bench.native.bitfield.fewest_open`).
 
-    A cell's neighbour in direction i is ``right[i] - left[i]`` bits away;
-    bit c of ``masks[i]`` says cell c has that neighbour.  Empty when the
-    relation needs more than :data:`MAX_DIRECTIONS` distances, as it does
-    when the open cells are numbered without their geometry.
+    A cell's neighbour in direction i is ``deltas[i]`` bits away; bit c of
+    ``masks[i]`` says cell c has that neighbour.  Empty when the relation
+    needs more than :data:`MAX_DIRECTIONS` distances, as it does when the
+    open cells are numbered without their geometry.  The shifts right and
+    left are taken apart in NumPy (:func:`neighbour_shifts`): a ufunc here
+    would have every run that loads this kernel import numba's ufunc
+    machinery (5 ms).
     """
     n = nb_ptr.shape[0] - 1
     deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
@@ -189,13 +192,17 @@ def neighbour_directions(nb_ptr, nb, n_words):
                 i += 1
             if i == n_dirs:
                 if n_dirs == MAX_DIRECTIONS:
-                    return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64), masks[:0]
+                    return deltas[:0].copy(), masks[:0].copy()
                 deltas[i] = delta
                 n_dirs += 1
             masks[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    right = np.maximum(deltas[:n_dirs], 0)
-    left = np.maximum(-deltas[:n_dirs], 0)
-    return right, left, masks[:n_dirs].copy()
+    return deltas[:n_dirs].copy(), masks[:n_dirs].copy()
+
+
+def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`neighbour_directions` as FILA's kernel takes it: shifts ``right`` and ``left`` (one is 0), and ``masks``."""
+    deltas, masks = neighbour_directions(nb_ptr, nb, n_words)
+    return np.maximum(deltas, 0), np.maximum(-deltas, 0), masks
 
 
 Handoff = namedtuple("Handoff", [
@@ -211,7 +218,7 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
     The sub-puzzle (:func:`local_puzzle`), the options still in play as its
     images (:func:`active_options`, :func:`sub_images`), their list sets
     (:func:`build_lists`) and the neighbour relation as masks and shifts
-    (:func:`neighbour_masks`, :func:`neighbour_directions`).  Each step is
+    (:func:`neighbour_masks`, :func:`neighbour_shifts`).  Each step is
     its own compiled function called from here: compiled inside one caller,
     numba would link and optimize them all again as part of it, which cost
     more CPU than compiling them.
@@ -225,7 +232,7 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
     img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
     lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
                                                                  len(left), fam_rank, ordered, nb_ptr, nb, nof)
-    right, shift_left, masks = neighbour_directions(nb_ptr, nb, n_words)
+    right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)
     return Handoff(n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask,
                    neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb)
 
