@@ -26,6 +26,14 @@ first (numba issue 2198: a cached function that allocates needs it).  A
 compilation refreshes the context itself, so a kernel compiled later in
 the same process sees every registry.  Functions outside this package load
 as numba loads them.
+
+**The runtime from disk.**  numba compiles its runtime's own functions
+(reference counts, memory info) from LLVM IR in every process, 17 ms
+of every run; :func:`initialize_runtime` keeps their machine code beside
+the kernels the first time and loads it after (2.5 ms), under a key of
+numba's and llvmlite's versions, the Python version, numba's source of
+those functions and the target machine (triple, CPU, features), with a
+checksum: a file that does not check out is compiled afresh.
 """
 
 from __future__ import annotations
@@ -36,13 +44,18 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+import llvmlite
+import numba
 from numba import njit
-from numba.core import caching
-from numba.core.runtime import rtsys
+from numba.core import caching, config
+from numba.core.compiler_lock import global_compiler_lock
+from numba.core.runtime import nrtdynmod, rtsys
 
+from bench.about import DISTRIBUTION
 from bench.sources import ROOT, sources
 
-__all__ = ["announce_compilation", "install", "is_cached", "kernel_digest", "kernel_sources", "njit"]
+__all__ = ["announce_compilation", "initialize_runtime", "install", "is_cached", "kernel_digest", "kernel_sources", "njit",
+           "runtime_directory"]
 
 _COMPILED = re.compile(rb"^\s*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
 _IMPORT = re.compile(rb"^\s*(?:from|import) bench((?:\.\w+)+)", re.M)
@@ -112,9 +125,105 @@ def _load_overload(self, sig, target_context):
     """numba's ``Cache.load_overload``; for this package's kernels, with the runtime initialized instead of a refresh."""
     if not isinstance(self._impl.locator, _PackageStamp):
         return _numba_load_overload(self, sig, target_context)
-    rtsys.initialize(target_context)
+    initialize_runtime(target_context)
     with self._guard_against_spurious_io_errors():
         return self._load_overload(sig, target_context)
+
+
+# what initialize_runtime does of numba's runtime set-up, checked once: a numba built otherwise initializes as it does
+_CACHES_RUNTIME = hasattr(rtsys, "_init") and hasattr(nrtdynmod, "create_nrt_module")
+_RUNTIME_MAGIC = b"bench-nrt-1\n"
+
+
+def runtime_directory() -> Path:
+    """Where the runtime's machine code is kept: ``NUMBA_CACHE_DIR`` when set, else the user's cache directory."""
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / "bench-runtime"
+    import platformdirs
+
+    return platformdirs.user_cache_path(DISTRIBUTION) / "numba-runtime"
+
+
+def _runtime_key(target_context) -> str:
+    digest = hashlib.sha256()
+    for part in (numba.__version__, llvmlite.__version__, sys.version, repr(target_context.codegen().magic_tuple()),
+                 Path(nrtdynmod.__file__).read_bytes()):
+        digest.update(part if isinstance(part, bytes) else part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+def _read_runtime(path: Path):
+    """The serialized runtime library stored at ``path``, or None when it is missing or does not check out."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    head, sep, payload = raw[len(_RUNTIME_MAGIC):].partition(b"\n")
+    try:
+        checksum, name, n_object = head.decode().split(" ")
+        n_object = int(n_object)
+    except ValueError:
+        return None
+    if not raw.startswith(_RUNTIME_MAGIC) or not sep or hashlib.sha256(payload).hexdigest() != checksum:
+        return None
+    return name, "object", (payload[:n_object], payload[n_object:])
+
+
+def _write_runtime(path: Path, state) -> None:
+    """Store the serialized runtime library ``state``; a cache that cannot be written is left unwritten."""
+    from bench.errors import BenchError
+    from bench.files import write_atomic
+
+    name, _, (object_code, bitcode) = state
+    payload = object_code + bitcode
+    head = f"{hashlib.sha256(payload).hexdigest()} {name} {len(object_code)}\n".encode()
+    try:
+        write_atomic(path, _RUNTIME_MAGIC + head + payload, "numba runtime cache")
+    except BenchError:
+        pass
+
+
+def initialize_runtime(target_context) -> None:
+    """numba's ``rtsys.initialize``, its compiled functions read from :func:`runtime_directory` when stored there.
+
+    The first process compiles them as numba does, with their object code
+    kept, and stores them; every later one loads them (see the module
+    docstring).
+    """
+    if rtsys._init:
+        return
+    if not _CACHES_RUNTIME:
+        rtsys.initialize(target_context)
+        return
+    from numba.core.runtime import _nrt_python as _nrt
+    from llvmlite import binding as ll
+
+    with global_compiler_lock:
+        if rtsys._init:
+            return
+        if config.NRT_STATS:
+            _nrt.memsys_enable_stats()
+        for py_name, address in _nrt.c_helpers.items():
+            ll.add_symbol(py_name if py_name.startswith("_") else "NRT_" + py_name, address)
+        codegen = target_context.codegen()
+        path = runtime_directory() / f"nrt-{_runtime_key(target_context)}.bin"
+        state = _read_runtime(path)
+        library = None
+        if state is not None:
+            try:
+                library = codegen.unserialize_library(state)
+            except Exception:
+                # numba refused what it was handed: compile as numba does
+                library = None
+        if library is None:
+            ir_module, library = nrtdynmod.create_nrt_module(target_context)
+            library.enable_object_caching()
+            library.add_ir_module(ir_module)
+            library.finalize()
+            _write_runtime(path, library.serialize_using_object_code())
+        rtsys._library = library
+        rtsys._init = True
 
 
 def install() -> None:

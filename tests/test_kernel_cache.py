@@ -106,3 +106,63 @@ def test_cached_kernels_load_without_a_refresh_and_a_later_compile_still_gets_on
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "8", "0", "12", "True"]
+
+
+RUNTIME = r"""
+import sys
+from pathlib import Path
+
+import numpy as np
+from numba.core.runtime import nrtdynmod
+
+from bench import kernel_cache
+
+kernel_cache.runtime_directory = lambda: Path(STORE)
+compiled = []
+real = nrtdynmod.create_nrt_module
+nrtdynmod.create_nrt_module = lambda ctx: (compiled.append(1), real(ctx))[1]
+
+import bench
+from bench.engines import get_engine
+
+[puzzle] = bench.load(DEFS + "/pentominoes_20x3.txt")
+result = get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True))
+
+import numba
+
+@numba.njit
+def filled(n):
+    return np.full(n, 3).sum()
+
+print(result.covers, result.total, len(compiled), filled(4))
+"""
+
+
+def test_the_runtime_is_compiled_once_then_read_back_and_rebuilt_when_damaged(tmp_path):
+    import subprocess
+    import sys
+
+    import bench
+    from bench.engines import get_engine
+    from conftest import DEFS
+
+    [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
+    assert get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True)).covers == 2
+    code = RUNTIME.replace("DEFS", repr(str(DEFS)), 1).replace("STORE", repr(str(tmp_path)), 1)
+
+    def child() -> list[str]:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()
+
+    # the first process compiles numba's runtime and keeps it; the next reads it (no compile), runs the cached
+    # kernels and still compiles a new function that allocates
+    assert child() == ["2", "8", "1", "12"]
+    [stored] = tmp_path.glob("nrt-*.bin")
+    assert child() == ["2", "8", "0", "12"]
+    # a damaged file is not trusted: compiled afresh and written again
+    raw = bytearray(stored.read_bytes())
+    raw[-1] ^= 0xFF
+    stored.write_bytes(bytes(raw))
+    assert child() == ["2", "8", "1", "12"]
+    assert child() == ["2", "8", "0", "12"]
