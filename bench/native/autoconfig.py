@@ -7,8 +7,8 @@ of the configuration follows the rules of :mod:`bench.models.tuning` and
 rectangle, ``e`` elsewhere), where estimates do not price another choice
 far cheaper: the hand-off one piece later (:func:`_later_handoff`) and,
 outside rectangles, the scan alone rather than ``e`` (:func:`_schedule`).
-Which piece is constrained decides the size of the tree: on the 12x5 pentominoes FILA searches 0.84 M nodes
-with X and 7.56 M with Z, on the one-sided 30x3 0.55 M with X and 3.87 M
+Which piece is constrained decides the size of the tree: on the 12x5
+pentominoes FILA searches 0.84 M nodes with X and 7.56 M with Z, on the one-sided 30x3 0.55 M with X and 3.87 M
 with z, on the Tetris Cube 79 M with L and 163 M with B, the next best; the
 rule this replaces (fewest options left after each kept placement) picked Z
 on 12x5 and W on 30x3.  So each candidate's tree is estimated by random
@@ -41,9 +41,9 @@ the estimate walks the tree the solve will search.
 
 **The schedule is measured.**  On small trees ``e`` and the scan differ
 less in the nodes they search than in what a node and a hand-off cost,
-which depend on the lattice (a hexagonal prism's 8 neighbours make ``e``'s node dearer)
-and on how many images each cell's lists hold (``e`` lists an image at
-every one of its cells, the scan at its first).  So each schedule runs the
+which depend on the lattice (a hexagonal prism's 8 neighbours make
+``e``'s node dearer) and on how many images each cell's lists hold (``e``
+lists an image at every one of its cells, the scan at its first).  So each schedule runs the
 real search, in turns, where the rule's search is predicted small enough
 for that: the first to finish wins, the rule's ties (:func:`_race`).
 Only that step reads a clock.
@@ -163,8 +163,8 @@ class Choice:
                 "handoffs": {str(h): v for h, v in self.handoffs.items()}, "schedules": self.schedules}
 
     def __eq__(self, other) -> bool:
-        # what was chosen and why, not how long it took (the schedules' trials are timed); a choice read back from
-        # the cover cache has no cover
+        # what was chosen and why, not how long it took (the race of schedules is timed, and its reason says how
+        # long); a choice read back from the cover cache has no cover
         timed = ("sampling_seconds", "compile_seconds", "schedules", "reason")
         return isinstance(other, Choice) and all(v == other.to_json()[k] for k, v in self.to_json().items()
                                                  if k not in timed)
@@ -313,14 +313,11 @@ def choose(puzzle, schedules, method: str = "orbit") -> Choice:
                      f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
     _restrict(choice, red)
     if free:
-        _schedule(choice, schedules, n)
-        if steps + whole_path_steps * HANDOFF_TRIALS * HANDOFF_PATH_COST <= budget_steps:
-            if choice.order != order:
-                arrays = PipelineArrays.build(choice.cover, choice.order, handoff)
-            row_dead = np.zeros((1, choice.cover.n_options), dtype=np.bool_) if choice.order != order \
-                else dead[[alive[0]]]
-            steps = _later_handoff(choice, arrays, cover if choice.order == order else choice.cover, row_dead,
-                                   schedules, n, steps)
+        _schedule(choice, schedules)
+        # the race runs on searches of milliseconds, the hand-off's pricing where the budget pays for whole-tree
+        # paths (searches of seconds), so it prices the rule's schedule, on the race's arrays
+        if choice.order == order and steps + whole_path_steps * HANDOFF_TRIALS * HANDOFF_PATH_COST <= budget_steps:
+            steps = _later_handoff(choice, arrays, cover, dead[[alive[0]]], schedules, n, steps)
     choice.steps = steps
     return _done(choice, start)
 
@@ -379,7 +376,7 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
                          "won": r is winner} for r in runs}
 
 
-def _schedule(choice: Choice, schedules, n: int) -> None:
+def _schedule(choice: Choice, schedules) -> None:
     """Choose FILA's schedule among ``schedules(cover, handoff)`` (the rule first) by racing their real searches.
 
     Only where the rule's search is predicted under :data:`RACE_BELOW`
@@ -425,16 +422,15 @@ def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: n
     seed to the next, with 2048 they come within 15 % of the trees' sizes
     (130 M and 42 M nodes against 148 M and 48 M).  The caller runs it only
     when the budget can pay for them (not on puzzles of a few tenths of a
-    second).  ``arrays`` are those of ``cover`` at the chosen schedule and
-    hand-off, ``dead`` the chosen piece's row; the later hand-off keeps
-    the schedule (its place in ``schedules``).  Returns the steps spent in
-    all.
+    second).  ``arrays`` are the race's, at the rule's schedule and
+    hand-off, ``dead`` the chosen piece's row; the later hand-off takes the
+    rule's schedule there (the first of ``schedules``).  Returns the steps
+    spent in all.
     """
     later = choice.handoff - 1
     if later < 2:
         return steps
-    index = schedules(cover, choice.handoff).index(choice.order)
-    later_order = schedules(cover, later)[index]
+    later_order = schedules(cover, later)[0]
     priced_at = {}
     for h, at in ((choice.handoff, arrays), (later, PipelineArrays.build(cover, later_order, later))):
         row = at.sample(dead, HANDOFF_TRIALS, SEED, n)[0]
@@ -466,7 +462,7 @@ def _done(choice: Choice, start: float, red=None, schedules=None) -> Choice:
         row = arrays.sample(np.zeros((1, choice.cover.n_options), dtype=np.bool_), FIRST_TRIALS, SEED, n)[0]
         choice.nodes, choice.attempts, choice.predicted_seconds = priced(row)
         choice.steps = float(row[E_STEPS])
-        _schedule(choice, schedules, n)
+        _schedule(choice, schedules)
     # the race's kernels (loaded or compiled, as the solve would) are compile time, not the choice's
     choice.seconds = time.perf_counter() - start - (choice.compile_seconds - warm_up())
     return choice
