@@ -73,27 +73,6 @@ def test_native_solves_load_no_other_solver_and_no_report_library(engine):
     assert modules & {*SOLVERS, *REPORTING} == set()
 
 
-ARRAY_MODULES = """
-import json, sys
-from bench.cli import main
-status = main(sys.argv[1:])
-print(json.dumps([status, sorted(n for n in sys.modules if n.startswith(("numba.np.arrayobj", "numba.np.npyimpl")))]),
-      file=sys.stderr)
-"""
-
-
-@pytest.mark.parametrize("puzzle", ["defs/pentominoes_20x3.txt", "defs/somacube.txt", "defs/hexiamonds_6x6.txt"])
-def test_a_cached_fila_solve_loads_its_kernels_without_numbas_array_module(puzzle):
-    # numba's array module (16.5 ms to import) comes with any cached kernel that allocates an array: FILA's hand-off
-    # builders fill arrays their Python callers allocate.  The first run compiles (or loads) and caches; the second
-    # is a user's next run.
-    argv = ["solve", "-q", "--engine", "fila", puzzle]
-    subprocess.run([sys.executable, "-m", "bench", *argv], capture_output=True, cwd=ROOT, timeout=600, check=True)
-    proc = subprocess.run([sys.executable, "-c", ARRAY_MODULES, *argv], capture_output=True, text=True, cwd=ROOT,
-                          timeout=600)
-    assert json.loads(proc.stderr.strip().splitlines()[-1]) == [0, []]
-
-
 def test_the_library_encodes_without_numba():
     code = ("import sys, bench\n"
             "from bench.prepare import Request, prepare\n"

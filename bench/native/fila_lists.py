@@ -27,20 +27,20 @@ from bench.native.memo import CoverMemo
 
 
 # -- building a sub-puzzle ---------------------------------------------------------------------
-#
-# The compiled steps fill arrays their Python callers allocate: numba's np.empty, np.zeros, np.full and copy are
-# compiled functions of its array module, and loading a kernel that calls them imports that module (16.5 ms of
-# every FILA run, where nothing else needs it).
 
 
 @njit(cache=True)
-def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items, out):
-    """The options still in play in a DLX state, in no particular order, written to ``out``; returns how many.
+def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items):
+    """The options still in play in a DLX state, in no particular order.
 
     Every option in play covers an open cell and is listed there; an option
     is taken from the list of its first cell, so each appears once.
-    ``out`` holds at least the open cells' list sizes added up.
     """
+    n = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            n += size[t]
+    out = np.empty(n, dtype=np.int32)
     m = 0
     for t in range(n_cells):
         if count[t] == 0:
@@ -50,21 +50,21 @@ def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt
                 if opt_items[opt_ptr[o]] == t:
                     out[m] = o
                     m += 1
-    return m
-
-
-def options_in_play(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items) -> np.ndarray:
-    """The options still in play in a DLX state, sorted (:func:`active_options`)."""
-    out = np.empty(int(size[:n_cells][count[:n_cells] == 0].sum()), dtype=np.int32)
-    m = active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items, out)
-    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
-    return np.sort(out[:m])
+    return out[:m]
 
 
 @njit(cache=True)
-def fill_images(options, opt_ptr, opt_items, local_of, shape_of, img_ptr, img_cells, img_shape, img_lay):
-    """Write the images of a sub-puzzle: their local cells at ``img_ptr``, their shapes and layout words."""
-    for i in range(options.shape[0]):
+def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
+    """Images of a sub-puzzle: ``img_ptr, img_cells`` (local cells), ``img_shape`` and layout words."""
+    n = options.shape[0]
+    img_ptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        o = options[i]
+        img_ptr[i + 1] = img_ptr[i] + (opt_ptr[o + 1] - opt_ptr[o] - 1)
+    img_cells = np.empty(img_ptr[n], dtype=np.int32)
+    img_shape = np.empty(n, dtype=np.int32)
+    img_lay = np.zeros((n, n_words), dtype=np.uint64)
+    for i in range(n):
         o = options[i]
         m = img_ptr[i]
         for z in range(opt_ptr[o], opt_ptr[o + 1] - 1):
@@ -73,77 +73,10 @@ def fill_images(options, opt_ptr, opt_items, local_of, shape_of, img_ptr, img_ce
             img_lay[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
             m += 1
         img_shape[i] = shape_of[opt_items[opt_ptr[o + 1] - 1]]
-
-
-def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
-    """Images of a sub-puzzle: ``img_ptr, img_cells`` (local cells), ``img_shape`` and layout words."""
-    n = options.shape[0]
-    img_ptr = np.zeros(n + 1, dtype=np.int32)
-    # an option's items are its cells, then its piece
-    np.cumsum(opt_ptr[options + 1] - opt_ptr[options] - 1, out=img_ptr[1:])
-    img_cells = np.empty(img_ptr[n], dtype=np.int32)
-    img_shape = np.empty(n, dtype=np.int32)
-    img_lay = np.zeros((n, n_words), dtype=np.uint64)
-    fill_images(options, opt_ptr, opt_items, local_of, shape_of, img_ptr, img_cells, img_shape, img_lay)
     return img_ptr, img_cells, img_shape, img_lay
 
 
 @njit(cache=True)
-def list_layout(n_local, fam_rank, fam_ordered, nb_ptr, nb, nof, nv, ls_base, vmask):
-    """Each family's variable neighbours per cell (``nv`` of them, ``vmask``) and first list set (``ls_base``).
-
-    Returns the number of list sets: cell c of family f owns ``2 ** nv[f, c]``.
-    """
-    n_ls = 0
-    for f in range(fam_rank.shape[0]):
-        for c in range(n_local):
-            k = 0
-            if nof:
-                for t in range(nb_ptr[c], nb_ptr[c + 1]):
-                    d = nb[t]
-                    if not fam_ordered[f] or fam_rank[f, d] > fam_rank[f, c]:
-                        vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
-                        k += 1
-            nv[f, c] = k
-            ls_base[f, c] = n_ls
-            n_ls += 1 << k
-    return n_ls
-
-
-@njit(cache=True)
-def list_slots(writing, img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_rank, fam_ordered, nv, ls_base,
-               vmask, lp, fill, lay, entry_img, nonempty):
-    """Every image's list slots: counted into ``fill``, or (``writing``) written at ``lp`` with ``nonempty`` marked."""
-    n_img = img_shape.shape[0]
-    n_words = img_lay.shape[1]
-    for f in range(fam_rank.shape[0]):
-        for i in range(n_img):
-            first = img_ptr[i]
-            for m in range(img_ptr[i], img_ptr[i + 1]):
-                if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
-                    first = m
-            lo_m = first if fam_ordered[f] else img_ptr[i]
-            hi_m = first + 1 if fam_ordered[f] else img_ptr[i + 1]
-            for m in range(lo_m, hi_m):
-                c = img_cells[m]
-                # the variable neighbours the image covers itself, gathered as the search will gather them
-                conf = gather_rows(img_lay[i], vmask[f * n_local + c])
-                free = ((1 << nv[f, c]) - 1) & ~np.int64(conf)
-                z = free
-                while True:
-                    slot = (ls_base[f, c] + z) * n_shapes + img_shape[i]
-                    if writing:
-                        e = lp[slot] + fill[slot]
-                        entry_img[e] = i
-                        for w in range(n_words):
-                            lay[e, w] = img_lay[i, w]
-                        nonempty[slot // n_shapes] |= np.uint64(1) << np.uint64(slot % n_shapes)
-                    fill[slot] += 1
-                    if z == 0:
-                        break
-                    z = (z - 1) & free
-
-
 def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_rank, fam_ordered, nb_ptr, nb, nof):
     """The image list sets of every family (an unordered one, one per fixed order).
 
@@ -155,42 +88,80 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     z says the k-th lowest of its variable neighbours is filled: z is the
     occupancy gathered through mask ``vmask[f * n_local + c]`` (one PEXT).
     In an ordered family an image sits only at its earliest cell (POF) and
-    only later neighbours are variable.  The slots are counted in one pass
-    (:func:`list_slots`) and written in a second.
+    only later neighbours are variable.
     """
     n_fam = fam_rank.shape[0]
+    n_img = img_shape.shape[0]
     n_words = img_lay.shape[1]
     nv = np.zeros((n_fam, n_local), dtype=np.int32)
     ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
     vmask = np.zeros((n_fam * n_local, n_words), dtype=np.uint64)
-    n_ls = list_layout(n_local, fam_rank, fam_ordered, nb_ptr, nb, nof, nv, ls_base, vmask)
-    fill = np.zeros(n_ls * n_shapes, dtype=np.int64)
-    lp = np.zeros(n_ls * n_shapes + 1, dtype=np.uint64)
+    n_ls = 0
+    for f in range(n_fam):
+        for c in range(n_local):
+            k = 0
+            if nof:
+                for t in range(nb_ptr[c], nb_ptr[c + 1]):
+                    d = nb[t]
+                    if not fam_ordered[f] or fam_rank[f, d] > fam_rank[f, c]:
+                        vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                        k += 1
+            nv[f, c] = k
+            ls_base[f, c] = n_ls
+            n_ls += 1 << k
+    n_slots = n_ls * n_shapes
+    lp = np.zeros(n_slots + 1, dtype=np.uint64)
+    fill = np.zeros(n_slots, dtype=np.int64)
+    lay = np.zeros((0, img_lay.shape[1]), dtype=np.uint64)
+    entry_img = np.empty(0, dtype=np.int32)
+    for writing in range(2):
+        for f in range(n_fam):
+            for i in range(n_img):
+                first = img_ptr[i]
+                for m in range(img_ptr[i], img_ptr[i + 1]):
+                    if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
+                        first = m
+                lo_m = first if fam_ordered[f] else img_ptr[i]
+                hi_m = first + 1 if fam_ordered[f] else img_ptr[i + 1]
+                for m in range(lo_m, hi_m):
+                    c = img_cells[m]
+                    # the variable neighbours the image covers itself, gathered as the search will gather them
+                    conf = gather_rows(img_lay[i], vmask[f * n_local + c])
+                    free = ((1 << nv[f, c]) - 1) & ~np.int64(conf)
+                    z = free
+                    while True:
+                        slot = (ls_base[f, c] + z) * n_shapes + img_shape[i]
+                        if writing:
+                            e = lp[slot] + fill[slot]
+                            entry_img[e] = i
+                            for w in range(n_words):
+                                lay[e, w] = img_lay[i, w]
+                        fill[slot] += 1
+                        if z == 0:
+                            break
+                        z = (z - 1) & free
+        if not writing:
+            for slot in range(n_slots):
+                lp[slot + 1] = lp[slot] + fill[slot]
+                fill[slot] = 0
+            lay = np.zeros((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
+            entry_img = np.zeros(lp[n_slots], dtype=np.int32)
     nonempty = np.zeros(n_ls, dtype=np.uint64)
-    layout = (img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_rank, fam_ordered, nv, ls_base, vmask, lp,
-              fill)
-    list_slots(False, *layout, np.zeros((0, n_words), dtype=np.uint64), np.zeros(0, dtype=np.int32), nonempty)
-    lp[1:] = np.cumsum(fill)
-    fill[:] = 0
-    lay = np.zeros((int(lp[-1]), n_words), dtype=np.uint64)
-    entry_img = np.zeros(int(lp[-1]), dtype=np.int32)
-    list_slots(True, *layout, lay, entry_img, nonempty)
+    for slot in range(n_slots):
+        if fill[slot] > 0:
+            nonempty[slot // n_shapes] |= np.uint64(1) << np.uint64(slot % n_shapes)
     return lp, lay, entry_img, nonempty, ls_base, vmask
 
 
 @njit(cache=True)
-def fill_neighbour_masks(nb_ptr, nb, out):
-    """Write each local cell's bitfield of open neighbours into the rows of ``out``."""
-    for c in range(nb_ptr.shape[0] - 1):
+def neighbour_masks(nb_ptr, nb, n_words):
+    """Per local cell, the bitfield of its open neighbours (for ``e``)."""
+    n = nb_ptr.shape[0] - 1
+    out = np.zeros((n, n_words), dtype=np.uint64)
+    for c in range(n):
         for t in range(nb_ptr[c], nb_ptr[c + 1]):
             d = nb[t]
             out[c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
-
-
-def neighbour_masks(nb_ptr, nb, n_words) -> np.ndarray:
-    """Per local cell, the bitfield of its open neighbours (for ``e``)."""
-    out = np.zeros((nb_ptr.shape[0] - 1, n_words), dtype=np.uint64)
-    fill_neighbour_masks(nb_ptr, nb, out)
     return out
 
 
@@ -198,41 +169,40 @@ MAX_DIRECTIONS = 15
 
 
 @njit(cache=True)
-def neighbour_directions(nb_ptr, nb, deltas, masks):
-    """The neighbour relation as shifts: fills ``deltas`` and ``masks``, returns how many directions (-1: too many).
+def neighbour_directions(nb_ptr, nb, n_words):
+    """The neighbour relation as shifts: ``deltas, masks`` (see :func:`~bench.native.bitfield.fewest_open`).
 
     A cell's neighbour in direction i is ``deltas[i]`` bits away; bit c of
-    ``masks[i]`` says cell c has that neighbour.  More than
-    :data:`MAX_DIRECTIONS` distances (the rows given) there are when the open
-    cells are numbered without their geometry.
+    ``masks[i]`` says cell c has that neighbour.  Empty when the relation
+    needs more than :data:`MAX_DIRECTIONS` distances, as it does when the
+    open cells are numbered without their geometry.  The shifts right and
+    left are taken apart in NumPy (:func:`neighbour_shifts`): a ufunc here
+    would have every run that loads this kernel import numba's ufunc
+    machinery (5 ms).
     """
+    n = nb_ptr.shape[0] - 1
+    deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
+    masks = np.zeros((MAX_DIRECTIONS, n_words), dtype=np.uint64)
     n_dirs = 0
-    for c in range(nb_ptr.shape[0] - 1):
+    for c in range(n):
         for t in range(nb_ptr[c], nb_ptr[c + 1]):
             delta = nb[t] - c
             i = 0
             while i < n_dirs and deltas[i] != delta:
                 i += 1
             if i == n_dirs:
-                if n_dirs == deltas.shape[0]:
-                    return -1
+                if n_dirs == MAX_DIRECTIONS:
+                    return deltas[:0].copy(), masks[:0].copy()
                 deltas[i] = delta
                 n_dirs += 1
             masks[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return n_dirs
+    return deltas[:n_dirs].copy(), masks[:n_dirs].copy()
 
 
 def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`neighbour_directions` as FILA's kernel takes it: shifts ``right`` and ``left`` (one is 0), and ``masks``.
-
-    All three empty when the relation needs more than
-    :data:`MAX_DIRECTIONS` distances: ``e`` then counts neighbours cell by cell.
-    """
-    deltas = np.zeros(MAX_DIRECTIONS, dtype=np.int64)
-    masks = np.zeros((MAX_DIRECTIONS, n_words), dtype=np.uint64)
-    n_dirs = max(neighbour_directions(nb_ptr, nb, deltas, masks), 0)
-    deltas = deltas[:n_dirs]
-    return np.maximum(deltas, 0), np.maximum(-deltas, 0), masks[:n_dirs].copy()
+    """:func:`neighbour_directions` as FILA's kernel takes it: shifts ``right`` and ``left`` (one is 0), and ``masks``."""
+    deltas, masks = neighbour_directions(nb_ptr, nb, n_words)
+    return np.maximum(deltas, 0), np.maximum(-deltas, 0), masks
 
 
 Handoff = namedtuple("Handoff", [
@@ -246,7 +216,7 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
     """Everything FILA needs for the branch a DLX state describes.
 
     The sub-puzzle (:func:`local_puzzle`), the options still in play as its
-    images (:func:`options_in_play`, :func:`sub_images`), their list sets
+    images (:func:`active_options`, :func:`sub_images`), their list sets
     (:func:`build_lists`) and the neighbour relation as masks and shifts
     (:func:`neighbour_masks`, :func:`neighbour_shifts`).  Each step is
     its own compiled function called from here: compiled inside one caller,
@@ -257,7 +227,8 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
      full) = local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
     # each family's scan: its cells by rank, ties in cell order
     order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
-    options = options_in_play(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items)
+    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
+    options = np.sort(active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items))
     img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
     lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
                                                                  len(left), fam_rank, ordered, nb_ptr, nb, nof)
@@ -270,43 +241,6 @@ LAST = np.int32(np.iinfo(np.int32).max)
 
 
 @njit(cache=True)
-def fill_local(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, geometric, local_of, open_cells,
-               shape_of, left, slack, nb_ptr, nb, fam_rank, full):
-    """Write the sub-puzzle :func:`local_puzzle` describes into the arrays it allocated (``nb`` long enough)."""
-    n_items = count.shape[0]
-    m = 0
-    for t in scan_cells:
-        if count[t] == 0:
-            local_of[t] = box_of[t] if geometric else m
-            open_cells[local_of[t]] = t
-            m += 1
-    n_shapes = 0
-    for t in range(n_cells, n_items):
-        if hi[t] > count[t]:
-            shape_of[t] = n_shapes
-            left[n_shapes] = hi[t] - count[t]
-            slack[n_shapes] = left[n_shapes] - max(lo[t] - count[t], 0)
-            n_shapes += 1
-    n_local = open_cells.shape[0]
-    for c in range(n_local):
-        g = open_cells[c]
-        m = nb_ptr[c]
-        if g >= 0:
-            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
-                d = local_of[nb_g[u]]
-                if d >= 0:
-                    nb[m] = d
-                    m += 1
-        nb_ptr[c + 1] = m
-    for f in range(rank_g.shape[0]):
-        for c in range(n_local):
-            # cells that are not open come last: a scan stops at an open cell first
-            fam_rank[f, c] = rank_g[f, open_cells[c]] if open_cells[c] >= 0 else LAST
-    for c in range(n_local):
-        if open_cells[c] >= 0:
-            full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-
-
 def local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box):
     """The sub-puzzle of a DLX state: its cells as bits, its shapes, its neighbours and its scan orders.
 
@@ -325,24 +259,64 @@ def local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_ce
     last), ``full`` has the open cells' bits.
     """
     n_items = count.shape[0]
-    n_open = int(np.count_nonzero(count[:n_cells] == 0))
+    n_open = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            n_open += 1
     n_words = 1 if n_open <= 64 else 2
     geometric = n_box <= 64 * n_words
     n_local = n_box if geometric else n_open
-    n_shapes = int(np.count_nonzero(hi[n_cells:] > count[n_cells:]))
     local_of = np.full(n_items, -1, dtype=np.int32)
     open_cells = np.full(n_local, -1, dtype=np.int64)
+    m = 0
+    for t in scan_cells:
+        if count[t] == 0:
+            local_of[t] = box_of[t] if geometric else m
+            open_cells[local_of[t]] = t
+            m += 1
     shape_of = np.full(n_items, -1, dtype=np.int32)
+    n_shapes = 0
+    for t in range(n_cells, n_items):
+        if hi[t] > count[t]:
+            shape_of[t] = n_shapes
+            n_shapes += 1
     left = np.zeros(n_shapes, dtype=np.int64)
     slack = np.zeros(n_shapes, dtype=np.int64)
+    for t in range(n_cells, n_items):
+        s = shape_of[t]
+        if s >= 0:
+            left[s] = hi[t] - count[t]
+            slack[s] = left[s] - max(lo[t] - count[t], 0)
     nb_ptr = np.zeros(n_local + 1, dtype=np.int32)
-    # the open cells' open neighbours are among all the cells' neighbours
-    nb = np.empty(nb_g.shape[0], dtype=np.int32)
-    fam_rank = np.empty((rank_g.shape[0], n_local), dtype=np.int32)
+    for c in range(n_local):
+        g = open_cells[c]
+        n = 0
+        if g >= 0:
+            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+                if local_of[nb_g[u]] >= 0:
+                    n += 1
+        nb_ptr[c + 1] = nb_ptr[c] + n
+    nb = np.empty(nb_ptr[n_local], dtype=np.int32)
+    for c in range(n_local):
+        g = open_cells[c]
+        m = nb_ptr[c]
+        if g >= 0:
+            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+                d = local_of[nb_g[u]]
+                if d >= 0:
+                    nb[m] = d
+                    m += 1
+    n_fam = rank_g.shape[0]
+    fam_rank = np.empty((n_fam, n_local), dtype=np.int32)
+    for f in range(n_fam):
+        for c in range(n_local):
+            # cells that are not open come last: a scan stops at an open cell first
+            fam_rank[f, c] = rank_g[f, open_cells[c]] if open_cells[c] >= 0 else LAST
     full = np.zeros((1, n_words), dtype=np.uint64)
-    fill_local(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, geometric, local_of, open_cells,
-               shape_of, left, slack, nb_ptr, nb, fam_rank, full)
-    return n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb[: nb_ptr[n_local]], fam_rank, full
+    for c in range(n_local):
+        if open_cells[c] >= 0:
+            full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank, full
 
 
 def words(a: np.ndarray) -> np.ndarray:

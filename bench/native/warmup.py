@@ -111,9 +111,9 @@ def dispatchers(name: str) -> list:
     """The compiled functions a specialization's first call may have to compile (for the first-run notice)."""
     if name.startswith("fila"):
         from bench.native.fila_kernel import fila_search
-        from bench.native.fila_lists import fill_local, list_slots
+        from bench.native.fila_lists import build_lists, local_puzzle
 
-        return [fila_search, fill_local, list_slots]
+        return [fila_search, local_puzzle, build_lists]
     if name == "bits":
         from bench.native.bitset import bitset_search
 
