@@ -138,6 +138,15 @@ def test_the_schedules_race_where_the_search_is_small():
     assert autoconfig.Choice.from_json(choice.to_json()).order == "f=6"
 
 
+def test_a_race_slice_never_stops_at_zero_nodes():
+    # a slice that took long (a hand-off's lists built in it) shrinks the next one, never to nothing; a quick one
+    # grows it at most 8-fold
+    from bench.native.search import Search
+
+    assert Search.next_slice(16, 1.0, autoconfig.RACE_SLICE) == 1
+    assert Search.next_slice(16, 1e-9, autoconfig.RACE_SLICE) == 16 * 8
+
+
 def test_large_trees_keep_e_without_a_race():
     # e's tree is a tenth of the scan's on the Tetris Cube (48 M nodes against 477 M): racing them would cost seconds
     choice = autoconfig.choose(one("tetriscube.txt"), default_schedules)

@@ -64,7 +64,7 @@ from bench.native import warmup
 from bench.native.codes import S_NODES
 from bench.native.pipeline_estimate import (E_ATTEMPTS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_STEPS,
                                             E_TRIALS, MAX_CELLS, N_E, PipelineArrays, warm_up)
-from bench.native.search import piece_count
+from bench.native.search import Search, piece_count
 
 # the cost model, measured on this project's machine (results/tuning.md): seconds per node placed by DLX, by FILA
 # with a fixed order (f) and with a searched one (e, s), per image tried, and per sampling step
@@ -350,7 +350,7 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
         settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
         runs.append({"order": order, "search": start_pipeline(cover, settings)[0], "seconds": 0.0, "done": False,
-                     "slice": 16, "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN})
+                     "slice": Search.FIRST_SLICE, "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN})
 
     def counted(run: dict) -> float:
         return run["seconds"] * run["weight"]
@@ -370,8 +370,7 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
         # a kernel first met in a hand-off (FILA on two words) compiles there: not search time
         spent = time.perf_counter() - start - (warmup.spent() - compiled)
         run["seconds"] += spent
-        # slices of about RACE_SLICE, growing at most 8-fold: nodes near the root may cost more
-        run["slice"] = int(min(run["slice"] * min(RACE_SLICE / max(spent, 1e-7), 8.0), 1 << 26))
+        run["slice"] = Search.next_slice(run["slice"], spent, RACE_SLICE)
     return {r["order"]: {"seconds": r["seconds"], "nodes": int(r["search"].state[S_NODES]), "finished": r["done"],
                          "won": r is winner} for r in runs}
 

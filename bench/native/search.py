@@ -183,11 +183,8 @@ class Search:
                     if code == TRACE and self.on_trace is not None:
                         self.on_trace(*self.trace_event())
                     if code == PAUSED:
-                        # aim for slices of about SLICE_SECONDS so limits and signals are honoured promptly,
-                        # growing at most GROWTH-fold a slice since nodes near the root may be dearer than the
-                        # ones measured
-                        factor = min(self.SLICE_SECONDS / max(elapsed, 1e-6), self.GROWTH)
-                        budget = int(min(max(budget * factor, 1), self.MAX_SLICE))
+                        # slices of about SLICE_SECONDS, so that limits and signals are honoured promptly
+                        budget = self.next_slice(budget, elapsed, self.SLICE_SECONDS)
                     if signals.status_requested():
                         signals.write_status(self.status_lines(time.perf_counter() - start))
                     if signals.trace_toggled():
@@ -205,6 +202,17 @@ class Search:
         self._drain()
         return status
 
+    @classmethod
+    def next_slice(cls, nodes: int, elapsed: float, seconds: float) -> int:
+        """Nodes for the next slice, after one of ``nodes`` took ``elapsed`` seconds, to last about ``seconds``.
+
+        At least one, at most :attr:`MAX_SLICE`, and at most :attr:`GROWTH`
+        times the last: nodes near the root may be dearer than the ones
+        measured.
+        """
+        factor = min(seconds / max(elapsed, 1e-6), cls.GROWTH)
+        return int(min(max(nodes * factor, 1), cls.MAX_SLICE))
+
     def advance(self, nodes: int) -> bool:
         """Search on for at most ``nodes`` nodes, covers counted and not kept; True once the search is done.
 
@@ -214,7 +222,7 @@ class Search:
         """
         code = self._slice(nodes)
         if code == BUFFER_FULL:
-            self.state[S_STORED] = 0
+            self._drain()
         return code == DONE
 
     def trace_event(self) -> tuple[str, np.ndarray]:
