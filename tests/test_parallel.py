@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import io
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -54,6 +55,26 @@ def test_two_local_workers_give_the_single_process_counts_and_counters(p10x6, tm
 def test_fila_split_counts(p10x6):
     result = solve_parallel(p10x6, get_engine("fila"), Settings(), ParallelOptions(workers=2, depth=1))
     assert (result.covers, result.unique, result.total) == (2339, 2339, 9356)
+
+
+def test_the_callers_work_runs_while_the_workers_search(p10x6):
+    # bench solve computes --info's and --json's puzzle facts there: the parent is idle while the workers search
+    seen = []
+    result = solve_parallel(p10x6, get_engine("fila"), Settings(), ParallelOptions(workers=2, depth=1),
+                            alongside=lambda: seen.append(len(multiprocessing.active_children())))
+    assert seen == [2] and result.covers == 2339
+
+
+def test_the_benchmark_reads_the_count_line_bench_solve_prints():
+    from bench.benchmarks.parallel import counted
+    from bench.cli.outcome import count_line
+    from bench.engines.protocol import Result, Status
+
+    line = count_line("defs/a b.txt", Result(engine="fila", status=Status.SOLVED, covers=9839, unique=9839,
+                                               total=236136, timings={"solve": 3.25}))
+    assert counted(f"compiling...\n{line}\n".encode(), 0) == (3.25, (9839, 9839, 236136, "solved"))
+    assert counted(line.encode(), 3)[1][3] == "exit 3"
+    assert counted(b"Traceback", 1) == (0.0, (None, None, None, "exit 1"))
 
 
 COUNTERS = ("nodes", "attempts", "fits", "attempts_by_remaining", "fits_by_remaining", "updates_by_remaining")

@@ -152,23 +152,27 @@ def run(args) -> int:
             config = configuration(args, prepared, engine.name)
             reasons = prepared.reasons
             facts = None
-            if args.info or args.json:
-                # the facts need the puzzle's images and group, which a cover read from the cache spares
-                facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, **prepared.timings}, reasons)
-                facts.update(filter_counters)
-                facts["COVER_CACHE"] = prepared.cache
-            started = time.time()
-            if args.info and not args.json:
-                print("\n".join(header_lines(started)))
-                print("\n".join(f"{k}={escape(v)}" for k, v in config.items()))
-                if prepared.request.choice is not None:
-                    print("\n".join(prepared.request.choice.lines()))
-                print("\n".join(format_facts(facts)), flush=True)
+
+            def announce() -> None:
+                # the facts need the puzzle's images and group, which a cover read from the cache spares: a split
+                # search computes them while its workers search (the parent is idle then), else they come first
+                nonlocal facts
+                if args.info or args.json:
+                    facts = puzzle_facts(puzzle, cover, {"parse": parse_seconds, **prepared.timings}, reasons)
+                    facts.update(filter_counters)
+                    facts["COVER_CACHE"] = prepared.cache
+                if args.info and not args.json:
+                    print("\n".join(header_lines(time.time())))
+                    print("\n".join(f"{k}={escape(v)}" for k, v in config.items()))
+                    if prepared.request.choice is not None:
+                        print("\n".join(prepared.request.choice.lines()))
+                    print("\n".join(format_facts(facts)), flush=True)
             printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0)
             recorder = _SolutionRecorder(cover, args.unique, partial=settings.goal > 0) if args.json and \
                 args.solutions else None
             tracer = _Tracer(cover) if not args.json else None
             if reasons and not args.no_static_check:
+                announce()
                 # proven without search: an exact count of zero
                 proof = "; ".join(reasons)
                 result = Result(engine=engine.name, status=Status.SOLVED, covers=0, unique=0, total=0,
@@ -176,6 +180,7 @@ def run(args) -> int:
                 if not args.json:
                     print(f"{escape(puzzle.name)}: unsolvable without search: {proof}", file=sys.stderr)
             elif args.sample:
+                announce()
                 trials, goal, seed = args.sample
                 estimate = estimate_tree(cover, settings, trials, seed, goal)
                 print("\n".join(f"ESTIMATE_{k.upper()}={v:.6g}" if isinstance(v, float) else f"ESTIMATE_{k.upper()}={v}"
@@ -191,7 +196,8 @@ def run(args) -> int:
                     if drawer is not None:
                         sink = drawer.also(sink) if sink is not None else drawer
                     result = solve_guarded(cover, engine, settings, limits, parallel,
-                                           printing or recorder is not None or drawer is not None, sink, tracer)
+                                           printing or recorder is not None or drawer is not None, sink, tracer,
+                                           announce)
                 # start-up is over (bench.cli.solve.run): what it made stays, so the collector leaves it be
                 if not gc.isenabled():
                     gc.freeze()
@@ -236,11 +242,15 @@ def run(args) -> int:
     return exit_status(bool(errors), bool(failed), limited)
 
 
-def solve_guarded(cover, engine, settings, limits, parallel, printing, printer, tracer) -> Result:
-    """The engine's solve, split when asked; an engine that crashes gives an ``error`` result with its message."""
+def solve_guarded(cover, engine, settings, limits, parallel, printing, printer, tracer, alongside) -> Result:
+    """The engine's solve, split when asked; an engine that crashes gives an ``error`` result with its message.
+
+    ``alongside()`` runs once, while the workers of a split search run, or
+    before a search in this process.
+    """
     try:
         return solve_maybe_parallel(cover, engine, settings, limits, parallel, printing=printing,
-                                    on_solutions=printer, on_trace=tracer)
+                                    on_solutions=printer, on_trace=tracer, alongside=alongside)
     except (BenchError, BrokenPipeError):
         raise
     except Exception as exc:  # noqa: BLE001 - whatever fails inside an engine is its result, never a traceback

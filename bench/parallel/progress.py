@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-from tqdm import tqdm
-
 
 class Progress:
     """A bar that advances by each sub-problem's estimated share of the tree.
@@ -22,10 +20,14 @@ class Progress:
         self.total = total
         self.done = 0
         all_weight = float(sum(self.weights.values())) if self.weights else float(total)
-        self.bar = tqdm(total=all_weight, file=stream, delay=delay, ascii=" #",
-                        disable=not (stream.isatty() if enabled is None else enabled), mininterval=0,
-                        bar_format="[{bar:20}] {desc}  {elapsed} elapsed, ETA {remaining}")
-        self._describe()
+        self.bar = None
+        if stream.isatty() if enabled is None else enabled:
+            # imported only for a bar that may show: the parent of a split run imports it before its workers start
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=all_weight, file=stream, delay=delay, ascii=" #", mininterval=0,
+                            bar_format="[{bar:20}] {desc}  {elapsed} elapsed, ETA {remaining}")
+            self._describe()
 
     def _weight(self, ident: str) -> float:
         return float(self.weights.get(ident, 0.0)) if self.weights else 1.0
@@ -36,15 +38,18 @@ class Progress:
     def skip(self, ident: str) -> None:
         """A sub-problem already done (resumed): counts toward neither the bar nor the rate."""
         self.total -= 1
-        self.bar.total -= self._weight(ident)
-        self._describe()
+        if self.bar is not None:
+            self.bar.total -= self._weight(ident)
+            self._describe()
 
     def advance(self, ident: str) -> None:
         """One more sub-problem finished."""
         self.done += 1
-        self._describe()
-        self.bar.update(self._weight(ident))
+        if self.bar is not None:
+            self._describe()
+            self.bar.update(self._weight(ident))
 
     def close(self) -> None:
         """End the line the bar was drawn on."""
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()

@@ -83,10 +83,11 @@ def splittable(engine, settings: Settings, limits) -> str | None:
 
 
 def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptions | None, printing: bool,
-                         on_solutions=None, on_trace=None) -> Result:
+                         on_solutions=None, on_trace=None, alongside=None) -> Result:
     """Split the solve when asked to, or by default when it is large, unlimited in time and needs no single search.
 
-    Else solve it in this process.
+    Else solve it in this process.  ``alongside()`` (when given) runs once:
+    in a split solve while the workers search, else before the search.
     """
     if options is not None:
         reason = splittable(engine, settings, limits) or ("solutions are printed in search order by one process"
@@ -99,7 +100,9 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
         # a time-limited solve splits only when asked to: sizing and cutting the search is not time-limited
         elif options.explicit or (limits is None or limits.time_limit is None) and \
                 worth_splitting(cover, engine.resolve(cover, settings)):
-            return solve_parallel(cover, engine, settings, options, limits)
+            return solve_parallel(cover, engine, settings, options, limits, alongside)
+    if alongside is not None:
+        alongside()
     return engine.solve(cover, settings, limits, on_solutions=on_solutions, on_trace=on_trace)
 
 
@@ -345,12 +348,15 @@ def status_lines(finished, n_subproblems: int, seconds: float) -> list[str]:
             f"UNIQUE={sum(r['unique'] or 0 for r in finished)}", f"TOTAL={sum(r['total'] or 0 for r in finished)}"]
 
 
-def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None) -> Result:
+def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, limits=None,
+                   alongside=None) -> Result:
     """Solve ``cover`` with ``engine`` split into sub-problems, on local workers or a Dask cluster.
 
     The kernels are loaded here, before the workers are forked, so they
     start warm: loading them in each worker while the parent splits saves
     nothing on two cores (three processes share them then) and costs CPU.
+    ``alongside()`` (when given) runs once the workers have their first
+    sub-problems, while they search.
     """
     reason = splittable(engine, settings, limits)
     if reason:
@@ -365,14 +371,14 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     else:
         client = None
     try:
-        return _solve(cover, engine, settings, options, limits, key, client, compile_seconds)
+        return _solve(cover, engine, settings, options, limits, key, client, compile_seconds, alongside)
     finally:
         if client is not None:
             client.close()
 
 
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
-           compile_seconds: float) -> Result:
+           compile_seconds: float, alongside) -> Result:
     """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
     # imported here: a solve in one process needs neither worker pools nor the progress bar (20 ms of imports)
     from bench.parallel import executors
@@ -419,11 +425,14 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                       "weights": weights}
     split_seconds = time.perf_counter() - start
 
-    def start_journal() -> None:
-        # called once the workers have their first sub-problems: the header's fsync overlaps their work
+    def started() -> None:
+        # called once the workers have their first sub-problems: the journal's header (and its fsync) and the
+        # caller's work overlap theirs
         nonlocal journal
         if journal is None and path is not None:
             journal = Journal.create(path, header)
+        if alongside is not None:
+            alongside()
 
     done: dict[str, dict] = dict(journal.done) if journal else {}
     earlier = set(done)
@@ -441,12 +450,12 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     outcomes = None
     try:
         if client is not None or not todo:
-            start_journal()
+            started()
         if client is not None:
             outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
         else:
             deadline = solve_start + limits.time_limit if limits is not None and limits.time_limit is not None else None
-            outcomes = executors.local_results(payload, todo, options.workers, deadline, on_started=start_journal)
+            outcomes = executors.local_results(payload, todo, options.workers, deadline, on_started=started)
         for sub, outcome in outcomes:
             if isinstance(outcome, BaseException):
                 errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
