@@ -138,6 +138,15 @@ def test_the_schedules_race_where_the_search_is_small():
     assert autoconfig.Choice.from_json(choice.to_json()).order == "f=6"
 
 
+def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):
+    # counted in nodes, the race's end is the same on a slow or busy machine: the rule's schedule then stands
+    monkeypatch.setattr(autoconfig, "RACE_NODES", 3_000)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    assert choice.order == "e=6" and not any(r["won"] for r in choice.schedules.values())
+    assert 3_000 <= sum(r["nodes"] for r in choice.schedules.values()) < 19_491
+    assert "stopped undecided" in choice.reason
+
+
 def test_a_race_slice_never_stops_at_zero_nodes():
     # a slice that took long (a hand-off's lists built in it) shrinks the next one, never to nothing; a quick one
     # grows it at most 8-fold

@@ -89,8 +89,12 @@ HANDOFF_GAIN = 0.75
 """A hand-off one piece later is taken when its whole tree is priced at most this share of the rule's."""
 RACE_BELOW = 0.05
 """The schedules race where the rule's whole search is predicted under this many seconds (:func:`_schedule`)."""
-RACE_SECONDS = 0.06
-"""The race's searches stop after this many seconds in all, undecided."""
+RACE_NODES = 2_000_000
+"""The race's searches stop after this many nodes in all, undecided: about 0.06 s of FILA on this project's machine,
+counted in nodes so that a slower or busier machine decides the same races (in 0.06 s the hexagonal prisms' two
+searches of 0.5 M nodes each finished on one machine and not on another, twice as slow)."""
+RACE_SECONDS = 1.0
+"""Nor does a race go on past this many seconds, whatever its nodes cost (a backstop: no bundled race comes near)."""
 RACE_SLICE = 2.5e-4
 """Seconds a search of the race runs before the next takes its turn."""
 EXACT_GAIN = 0.95
@@ -337,9 +341,9 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
     seconds count as ``seconds / EXACT_GAIN``.  The search that has counted
     the least goes on for about :data:`RACE_SLICE` seconds, and so on,
     until a finished search has counted no more than any other can any
-    longer (it wins), or the race has spent :data:`RACE_SECONDS` (nobody
-    wins).  Returns per schedule its seconds and nodes, whether it
-    finished, and whether it won.
+    longer (it wins), or the race has searched :data:`RACE_NODES` nodes or
+    spent :data:`RACE_SECONDS` (nobody wins).  Returns per schedule its
+    seconds and nodes, whether it finished, and whether it won.
     """
     from bench.engines.protocol import Settings
     from bench.native.fila import FilaEngine, start_pipeline
@@ -356,7 +360,8 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
         return run["seconds"] * run["weight"]
 
     winner = None
-    while sum(r["seconds"] for r in runs) < RACE_SECONDS:
+    while sum(int(r["search"].state[S_NODES]) for r in runs) < RACE_NODES and \
+            sum(r["seconds"] for r in runs) < RACE_SECONDS:
         live = [r for r in runs if not r["done"]]
         done = [r for r in runs if r["done"]]
         best = min(done, key=counted, default=None)
@@ -399,7 +404,9 @@ def _schedule(choice: Choice, schedules) -> None:
     choice.schedules = raced
     won = next((o for o, r in raced.items() if r["won"]), None)
     if won is None:
-        choice.reason += f"; {orders[0]}: the race of schedules ran out of time ({time.perf_counter() - start:.3f} s)"
+        nodes = sum(r["nodes"] for r in raced.values())
+        choice.reason += (f"; {orders[0]}: the race of schedules stopped undecided ({nodes:,} nodes, "
+                          f"{time.perf_counter() - start:.3f} s)")
     elif won != orders[0]:
         choice.reason += (f"; the schedule {won}: its search took {raced[won]['seconds'] * 1000:.3g} ms, "
                           f"{orders[0]}'s {'took' if raced[orders[0]]['finished'] else 'over'} "
