@@ -27,6 +27,15 @@ compilation refreshes the context itself, so a kernel compiled later in
 the same process sees every registry.  Functions outside this package load
 as numba loads them.
 
+**Environments without imports.**  A cached library holds an environment
+per function numba compiled into it, its helpers included (``np.empty``,
+``np.sort``, ``np.random.randint``), each naming the module that defines it,
+and numba imports that module to rebuild it: ``numba.np.arrayobj`` and
+``numba.np.random`` with what they import, 30 to 55 ms of every FILA run
+on a slow machine.  :func:`_environment` rebuilds those of numba modules
+not imported yet from their name and constants alone, which is all
+nopython code reads of them.
+
 **The runtime from disk.**  numba compiles its runtime's own functions
 (reference counts, memory info) from LLVM IR in every process, 17 ms
 of every run; :func:`initialize_runtime` keeps their machine code beside
@@ -47,7 +56,7 @@ from pathlib import Path
 import llvmlite
 import numba
 from numba import njit
-from numba.core import caching, config
+from numba.core import caching, config, environment
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.runtime import nrtdynmod, rtsys
 
@@ -121,13 +130,55 @@ _LOADS_WITHOUT_REFRESH = _numba_load_overload is not None and all(
     isinstance(getattr(caching.CacheImpl, "locator", None), property)
 
 
+# what _environment calls of numba's, checked once: a numba built otherwise rebuilds its environments as it does
+_numba_rebuild_env = getattr(environment, "_rebuild_env", None) if hasattr(environment, "lookup_environment") and \
+    hasattr(environment.Environment, "_memo") else None
+
+
 def _load_overload(self, sig, target_context):
-    """numba's ``Cache.load_overload``; for this package's kernels, with the runtime initialized instead of a refresh."""
+    """numba's ``Cache.load_overload``; for this package's kernels, with the runtime initialized instead of a refresh.
+
+    Their environments are rebuilt without importing the numba modules
+    that define the helpers numba compiled into them (:func:`_environment`).
+    """
     if not isinstance(self._impl.locator, _PackageStamp):
         return _numba_load_overload(self, sig, target_context)
     initialize_runtime(target_context)
-    with self._guard_against_spurious_io_errors():
-        return self._load_overload(sig, target_context)
+    if _numba_rebuild_env is not None:
+        environment._rebuild_env = _environment
+    try:
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+    finally:
+        if _numba_rebuild_env is not None:
+            environment._rebuild_env = _numba_rebuild_env
+
+
+def _environment(modname, consts, env_name):
+    """numba's ``_rebuild_env`` (what a cached library's pickle calls per compiled function), lazily for numba's own.
+
+    A kernel that allocates or draws random numbers carries, for each
+    helper numba compiled into it (``np.empty``, ``np.sort``,
+    ``np.random.randint``), an environment naming the helper's module, and
+    numba imports that module to rebuild it: ``numba.np.arrayobj`` with
+    its string, hashing and sorting modules, ``numba.np.random``, 30 to 55
+    ms of every FILA run on a slow machine, for nothing: an environment's
+    globals are read only by object-mode code, and nopython code reads its
+    constants, which are restored here as numba restores them.  So a numba
+    module not imported yet gets an environment of its name alone; the
+    package's own modules, and any module already imported, are rebuilt as
+    numba does.
+    """
+    env = environment.lookup_environment(env_name)
+    if env is not None:
+        return env
+    if not modname or not modname.startswith("numba.") or modname in sys.modules:
+        return _numba_rebuild_env(modname, consts, env_name)
+    env = environment.Environment({"__name__": modname})
+    env.consts[:] = consts
+    env.env_name = env_name
+    environment.Environment._memo[env_name] = env
+    return env
 
 
 # what initialize_runtime does of numba's runtime set-up, checked once: a numba built otherwise initializes as it does
