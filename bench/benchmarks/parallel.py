@@ -42,6 +42,7 @@ CASES = {
     "tetriscube": ("defs/tetriscube.txt", "L", "fila"),
     "onesided18x5": ("defs/pentominoes_1s_18x5.txt", "#", "fila"),
     "10x6": ("defs/pentominoes_10x6.txt", None, "dlx"),
+    "diamond": ("defs/pentominoes_tetrominoes_diamond_13x13.txt", "I", "fila"),
 }
 """Case name: (definition file, redundancy piece of the in-process rows, engine)."""
 
