@@ -110,21 +110,44 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
             ls_base[f, c] = n_ls
             n_ls += 1 << k
     n_slots = n_ls * n_shapes
+    # the images at each cell, in image order (a counting sort of the images' cells): the lists are filled cell by
+    # cell, each cell's entries a few tens of KB, where image by image the writes landed all over arrays larger
+    # than the cache (the Meteor puzzle's 100 K entries a hand-off); each list still holds its images in order
+    n_at = img_ptr[n_img]
+    at_ptr = np.zeros(n_local + 1, dtype=np.int32)
+    for m in range(n_at):
+        at_ptr[img_cells[m] + 1] += 1
+    for c in range(n_local):
+        at_ptr[c + 1] += at_ptr[c]
+    at_img = np.empty(n_at, dtype=np.int32)
+    at_next = np.empty(n_local, dtype=np.int32)
+    for c in range(n_local):
+        at_next[c] = at_ptr[c]
+    for i in range(n_img):
+        for m in range(img_ptr[i], img_ptr[i + 1]):
+            c = img_cells[m]
+            at_img[at_next[c]] = i
+            at_next[c] += 1
+    first_cell = np.empty(n_img, dtype=np.int32)
     lp = np.zeros(n_slots + 1, dtype=np.uint64)
     fill = np.zeros(n_slots, dtype=np.int64)
     lay = np.zeros((0, img_lay.shape[1]), dtype=np.uint64)
     entry_img = np.empty(0, dtype=np.int32)
     for writing in range(2):
         for f in range(n_fam):
-            for i in range(n_img):
-                first = img_ptr[i]
-                for m in range(img_ptr[i], img_ptr[i + 1]):
-                    if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
-                        first = m
-                lo_m = first if fam_ordered[f] else img_ptr[i]
-                hi_m = first + 1 if fam_ordered[f] else img_ptr[i + 1]
-                for m in range(lo_m, hi_m):
-                    c = img_cells[m]
+            if fam_ordered[f]:
+                # an image sits only at its earliest cell (the first of them on a tie)
+                for i in range(n_img):
+                    first = img_ptr[i]
+                    for m in range(img_ptr[i], img_ptr[i + 1]):
+                        if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
+                            first = m
+                    first_cell[i] = img_cells[first]
+            for c in range(n_local):
+                for t in range(at_ptr[c], at_ptr[c + 1]):
+                    i = at_img[t]
+                    if fam_ordered[f] and first_cell[i] != c:
+                        continue
                     # the variable neighbours the image covers itself, gathered as the search will gather them
                     conf = gather_rows(img_lay[i], vmask[f * n_local + c])
                     free = ((1 << nv[f, c]) - 1) & ~np.int64(conf)
@@ -144,8 +167,8 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
             for slot in range(n_slots):
                 lp[slot + 1] = lp[slot] + fill[slot]
                 fill[slot] = 0
-            lay = np.zeros((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
-            entry_img = np.zeros(lp[n_slots], dtype=np.int32)
+            lay = np.empty((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
+            entry_img = np.empty(lp[n_slots], dtype=np.int32)
     nonempty = np.zeros(n_ls, dtype=np.uint64)
     for slot in range(n_slots):
         if fill[slot] > 0:
