@@ -56,14 +56,30 @@ def _refuse_special(path: Path, what: str) -> None:
 
 
 def _probe(directory: Path) -> str | None:
-    """Why no file can be created in ``directory`` (made if missing), or None when one can."""
+    """Why no file can be created in ``directory``, or None when one can.
+
+    Folders it has to make to find out are removed again: a command that
+    stops on bad input leaves nothing behind, and the writer makes them.
+    """
+    made = []
+    for folder in (directory, *directory.parents):
+        if os.path.lexists(folder):
+            break
+        made.append(folder)
     try:
         directory.mkdir(parents=True, exist_ok=True)
         fd, name = tempfile.mkstemp(prefix=".bench-probe-", dir=directory)
+        os.close(fd)
+        os.unlink(name)
     except OSError as exc:
         return exc.strerror or str(exc)
-    os.close(fd)
-    os.unlink(name)
+    finally:
+        # deepest first; one that another process has filled meanwhile stays
+        for folder in made:
+            try:
+                folder.rmdir()
+            except OSError:
+                pass
     return None
 
 
@@ -71,7 +87,8 @@ def check_output(path: str | Path, what: str = "output") -> Path:
     """Check, before any work, that ``path`` can be written as a regular file; returns it as a Path.
 
     ``what`` names the option in the message (``-o``, ``--journal``).  The
-    folder is created if missing and probed with a temporary file.
+    folder is probed with a temporary file (made for the probe if missing,
+    and removed again: :func:`write_atomic` makes it when it writes).
 
     Raises
     ------
@@ -98,7 +115,7 @@ def check_output(path: str | Path, what: str = "output") -> Path:
 
 
 def check_directory(directory: str | Path, what: str, hint: str = "") -> Path:
-    """Check, before any work, that files can be created in ``directory`` (made if missing).
+    """Check, before any work, that files can be created in ``directory`` (made when written, if missing).
 
     ``hint`` is appended to the message (e.g. what option avoids the folder).
 
@@ -115,7 +132,7 @@ def check_directory(directory: str | Path, what: str, hint: str = "") -> Path:
 
 
 def writable_directory(directory: str | Path) -> bool:
-    """True when files can be created in ``directory`` (made if missing): for defaults that may fall back."""
+    """True when files can be created in ``directory`` (made when written, if missing): for defaults that may fall back."""
     return _probe(Path(directory)) is None
 
 
@@ -161,6 +178,7 @@ def open_append(path: str | Path, what: str = "output"):
     path = Path(path)
     _refuse_special(path, what)
     try:
+        _target(path).parent.mkdir(parents=True, exist_ok=True)
         return open(path, "ab")
     except OSError as exc:
         raise UsageError(f"{what} {path}: cannot write: {exc.strerror or exc}") from None

@@ -292,6 +292,14 @@ def test_every_bad_command_line_gets_one_clear_line(capsys, argv, message):
     assert message in lines[0], err
 
 
+def test_a_refused_command_leaves_no_folder_behind(capsys, tmp_path):
+    journal = tmp_path / "no" / "such" / "journal.jsonl"
+    assert main(["solve", "-q", "-w", "2", "--resume", "--journal", str(journal), P20]) == 2
+    assert "--resume: no journal" in capsys.readouterr().err
+    assert main(["run", "--output-file", str(tmp_path / "out" / "r.json"), "--timeout", "nan", P20]) == 2
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_empty_directory_is_an_error(capsys, tmp_path):
     for command in ("solve", "run", "check"):
         assert main([command, str(tmp_path)]) == 2

@@ -73,6 +73,24 @@ def test_a_folder_that_cannot_be_made_is_reported(tmp_path):
     assert writable_directory(tmp_path / "journals")
 
 
+def test_checking_a_new_folder_leaves_nothing_and_writing_makes_it(tmp_path):
+    new = tmp_path / "a" / "b"
+    assert check_output(new / "out.json", "-o") == new / "out.json"
+    assert check_directory(new / "results", "results folder") == new / "results"
+    assert writable_directory(new / "journals")
+    assert list(tmp_path.iterdir()) == []
+    write_atomic(new / "out.json", "{}")
+    assert (new / "out.json").read_text() == "{}"
+
+
+def test_appending_makes_its_folder(tmp_path):
+    from bench.files import open_append
+
+    with open_append(tmp_path / "new" / "journal.jsonl", "--journal") as f:
+        f.write(b"x\n")
+    assert (tmp_path / "new" / "journal.jsonl").read_bytes() == b"x\n"
+
+
 def test_an_empty_name_is_refused():
     with pytest.raises(UsageError, match="empty file name"):
         check_output("", "-o")
