@@ -36,6 +36,19 @@ on a slow machine.  :func:`_environment` rebuilds those of numba modules
 not imported yet from their name and constants alone, which is all
 nopython code reads of them.
 
+**Saves that processes compiling at once cannot mix up.**  numba saves
+a compiled function by reading its cache index, picking a data file name
+the index does not use, writing the index and then the data file, with no
+lock.  Two processes compiling two specializations of one kernel at once
+(two ``bench`` commands on a new install, split workers meeting the same
+unforeseen specialization, the parallel warm-up of :mod:`bench.native.warmup`)
+could both pick ``.1``: the index would then name, for one signature, the
+other's machine code, and a later run would call it with the wrong types.
+A reader could also meet the index before the data file it names.
+:func:`_save_overload` saves this package's kernels under an exclusive
+lock on the cache folder, reading the index inside it, and writes the data
+file before the index names it.
+
 **The runtime from disk.**  numba compiles its runtime's own functions
 (reference counts, memory info) from LLVM IR in every process, 17 ms
 of every run; :func:`initialize_runtime` keeps their machine code beside
@@ -48,8 +61,11 @@ checksum: a file that does not check out is compiled afresh.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import os
 import re
 import sys
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -64,7 +80,7 @@ from bench.about import DISTRIBUTION
 from bench.sources import ROOT, sources
 
 __all__ = ["announce_compilation", "initialize_runtime", "install", "is_cached", "kernel_digest", "kernel_sources", "njit",
-           "runtime_directory"]
+           "runtime_directory", "save_entry"]
 
 # [ \t]*, not \s*: at every line start \s* ran on over the blank lines below it (3 ms per digest)
 _COMPILED = re.compile(rb"^[ \t]*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
@@ -154,6 +170,66 @@ def _load_overload(self, sig, target_context):
     finally:
         if _numba_rebuild_env is not None:
             environment._rebuild_env = _numba_rebuild_env
+
+
+_numba_save_overload = getattr(caching.Cache, "save_overload", None)
+# what _save_overload calls of numba's, checked once: a numba built otherwise saves as it does
+_SAVES_LOCKED = _numba_save_overload is not None and all(
+    hasattr(caching.Cache, name) for name in ("_index_key", "_guard_against_spurious_io_errors")) and all(
+    hasattr(caching.IndexDataCacheFile, name) for name in ("_load_index", "_save_index", "_save_data", "_data_name"))
+SAVE_LOCK = ".bench-save.lock"
+"""The file in a cache folder that this package's saves lock (see the module docstring)."""
+
+
+def _save_overload(self, sig, data):
+    """numba's ``Cache.save_overload``; for this package's kernels, through :func:`save_entry`."""
+    if not isinstance(self._impl.locator, _PackageStamp):
+        return _numba_save_overload(self, sig, data)
+    with self._guard_against_spurious_io_errors():
+        if not self._enabled or not self._impl.check_cachable(data):
+            return
+        self._impl.locator.ensure_cache_path()
+        key = self._index_key(sig, data.codegen)
+        save_entry(self._cache_file, key, self._impl.reduce(data))
+
+
+@contextmanager
+def _folder_lock(folder: str):
+    """Hold an exclusive lock on ``folder``'s :data:`SAVE_LOCK` (no lock where the platform or folder has none)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = open(os.path.join(folder, SAVE_LOCK), "ab")
+    except OSError:
+        # a folder we cannot create the lock in: the save itself says why, or numba's guard takes it
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def save_entry(cache_file, key, data) -> None:
+    """Store ``data`` under ``key`` in numba's ``IndexDataCacheFile`` ``cache_file``, safely beside other processes.
+
+    Under the folder's lock the index is read afresh, so an entry another
+    process saved meanwhile keeps its name and file; the data file is
+    written before the index names it, so a reader never meets an entry
+    without its data.
+    """
+    with _folder_lock(cache_file._cache_path):
+        overloads = cache_file._load_index()
+        name = overloads.get(key)
+        if name is None:
+            taken = set(overloads.values())
+            name = next(n for n in map(cache_file._data_name, itertools.count(1)) if n not in taken)
+        cache_file._save_data(name, data)
+        if overloads.get(key) != name:
+            overloads[key] = name
+            cache_file._save_index(overloads)
 
 
 def _environment(modname, consts, env_name):
@@ -280,12 +356,14 @@ def initialize_runtime(target_context) -> None:
 
 
 def install() -> None:
-    """Put the package's locators ahead of numba's, and load their kernels without a refresh (idempotent)."""
+    """Put the package's locators ahead of numba's; load their kernels without a refresh, save them locked (idempotent)."""
     ours = [UserProvidedLocator, InTreeLocator, UserWideLocator]
     rest = [cls for cls in caching.CacheImpl._locator_classes if cls not in ours]
     caching.CacheImpl._locator_classes = ours + rest
     if _LOADS_WITHOUT_REFRESH:
         caching.Cache.load_overload = _load_overload
+    if _SAVES_LOCKED:
+        caching.Cache.save_overload = _save_overload
 
 
 # on import: every compiled function of the package is defined with the njit above, after this

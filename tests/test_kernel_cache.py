@@ -165,3 +165,54 @@ def test_the_runtime_is_compiled_once_then_read_back_and_rebuilt_when_damaged(tm
     stored.write_bytes(intact[:-1] + bytes([intact[-1] ^ 0xFF]))
     assert child() == ["2", "8", "1", "12"]
     assert stored.read_bytes() == intact
+
+
+def test_saves_of_two_processes_at_once_keep_each_signature_with_its_own_code(tmp_path):
+    # numba's own save reads the index, picks the first free name, and writes the index and then the data file,
+    # unlocked: a second process saving in between picks the same name, and the index ends up naming one
+    # signature's code for the other.  Here A pauses after reading the index while B saves.
+    import threading
+
+    stamp = ("stamp", "digest")
+    a_file = caching.IndexDataCacheFile(str(tmp_path), "kernel-1", stamp)
+    b_file = caching.IndexDataCacheFile(str(tmp_path), "kernel-1", stamp)
+    read, b_done = threading.Event(), threading.Event()
+    load_index = a_file._load_index
+
+    def a_reads_then_waits():
+        index = load_index()
+        read.set()
+        # B must not get through while A holds the lock: if it does, it has saved in the middle of A's save
+        b_done.wait(timeout=1.0)
+        return index
+
+    a_file._load_index = a_reads_then_waits
+    a = threading.Thread(target=kernel_cache.save_entry, args=(a_file, "sig-a", b"code for a"))
+    a.start()
+    assert read.wait(timeout=10)
+    b = threading.Thread(target=lambda: (kernel_cache.save_entry(b_file, "sig-b", b"code for b"), b_done.set()))
+    b.start()
+    a.join(timeout=10)
+    b.join(timeout=10)
+    reader = caching.IndexDataCacheFile(str(tmp_path), "kernel-1", stamp)
+    assert reader.load("sig-a") == b"code for a"
+    assert reader.load("sig-b") == b"code for b"
+    assert (tmp_path / kernel_cache.SAVE_LOCK).exists()
+
+
+def test_a_saved_entry_has_its_data_before_the_index_names_it(tmp_path):
+    stamp = ("stamp", "digest")
+    cache_file = caching.IndexDataCacheFile(str(tmp_path), "kernel-1", stamp)
+    order = []
+    save_data, save_index = cache_file._save_data, cache_file._save_index
+    cache_file._save_data = lambda name, data: (order.append("data"), save_data(name, data))
+    cache_file._save_index = lambda overloads: (order.append("index"), save_index(overloads))
+    kernel_cache.save_entry(cache_file, "sig", b"code")
+    kernel_cache.save_entry(cache_file, "sig", b"code again")
+    # the second save rewrites the data file the index already names, and leaves the index alone
+    assert order == ["data", "index", "data"]
+    assert caching.IndexDataCacheFile(str(tmp_path), "kernel-1", stamp).load("sig") == b"code again"
+
+
+def test_package_kernels_are_saved_through_the_locked_save():
+    assert caching.Cache.save_overload is kernel_cache._save_overload
