@@ -83,3 +83,84 @@ def test_the_seconds_of_a_specialization_are_its_own():
     # fila1's tiny search runs DLX levels too: their compile is sets', counted once
     assert warmup.ensure(["sets", "fila1"]) == pytest.approx(warmup._recorded["sets"] + warmup._recorded["fila1"])
     assert set(warmup.SPECIALIZATIONS) >= {"sets", "sets+constraints", "bits", "fila1", "fila2"}
+
+
+def test_filas_warm_up_runs_no_dlx_level_and_compiles_what_a_real_hand_off_calls(monkeypatch):
+    from bench.native.fila_kernel import fila_search
+    from bench.native.fila_lists import build_lists, local_puzzle
+    from bench.native.search import Search
+
+    warmup.ensure(["fila1"])
+    signatures = {d: len(d.signatures) for d in (fila_search, local_puzzle, build_lists)}
+    asked = _requested(monkeypatch)
+    slices = []
+    monkeypatch.setattr(Search, "_slice", lambda self, budget: slices.append(budget))
+    warmup.SPECIALIZATIONS["fila1"]()
+    # FILA from the root: no DLX slice, and no specialization asked for but its own (by the hand-off), so it
+    # compiles beside ``sets``
+    assert slices == [] and asked == {"fila1"}
+    monkeypatch.undo()
+    result = FilaEngine().solve(cover_of("pentominoes_10x6.txt"), Settings(), Limits(max_solutions=2))
+    assert result.covers == 2
+    # the real hand-offs called the kernels with the warm-up's types: nothing compiled again
+    assert {d: len(d.signatures) for d in signatures} == signatures
+
+
+def _fake_specializations(monkeypatch, tmp_path, names):
+    import os
+
+    def compile_one(name):
+        def run():
+            # every process that ran it, in order
+            with open(tmp_path / name, "a") as f:
+                f.write(f"{os.getpid()}\n")
+        return run
+
+    monkeypatch.setattr(warmup, "SPECIALIZATIONS", {name: compile_one(name) for name in names})
+    monkeypatch.setattr(warmup, "_recorded", {})
+    monkeypatch.setattr(warmup, "_children", {})
+    monkeypatch.setattr(warmup, "dispatchers", lambda name: [])
+    monkeypatch.setattr(warmup, "_cold", lambda name: not (tmp_path / name).exists())
+    monkeypatch.setattr(warmup, "_cores", lambda: 2)
+
+
+def test_cold_specializations_are_shared_out_with_a_child_and_loaded_here_after(monkeypatch, tmp_path):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1", "bits"])
+    warmup.ensure(["sets", "fila1", "bits"])
+    runs = {name: [int(pid) for pid in (tmp_path / name).read_text().split()] for name in ("sets", "fila1", "bits")}
+    # the dearest (fila1, 7 s) here, the next (sets, 6.5 s) in the child, the last (bits, 3 s) to the lighter
+    # side, the child's; the child's are loaded here once it is done
+    me = os.getpid()
+    assert runs["fila1"] == [me]
+    for name in ("sets", "bits"):
+        assert len(runs[name]) == 2 and runs[name][0] != me and runs[name][1] == me, name
+    assert set(warmup._recorded) == {"sets", "fila1", "bits"} and warmup._children == {}
+
+
+def test_a_prefetched_specialization_is_waited_for_then_loaded(monkeypatch, tmp_path):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1"])
+    warmup.prefetch(["fila1"])
+    assert set(warmup._children) == {"fila1"}
+    warmup.ensure(["sets"])
+    me = os.getpid()
+    assert (tmp_path / "sets").read_text().split() == [str(me)]
+    warmup.ensure(["fila1", "sets"])
+    # compiled by the child, then loaded here once the child was done
+    fila1 = [int(pid) for pid in (tmp_path / "fila1").read_text().split()]
+    assert len(fila1) == 2 and fila1[0] != me and fila1[1] == me and warmup._children == {}
+    # cached ones are not prefetched, nor on one core
+    warmup.prefetch(["fila1"])
+    assert warmup._children == {}
+
+
+def test_one_core_compiles_everything_here(monkeypatch, tmp_path):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1"])
+    monkeypatch.setattr(warmup, "_cores", lambda: 1)
+    warmup.ensure(["sets", "fila1"])
+    assert [(tmp_path / n).read_text().split() for n in ("sets", "fila1")] == [[str(os.getpid())]] * 2

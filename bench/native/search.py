@@ -78,7 +78,8 @@ class Search:
 
     def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
                  handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0,
-                 batch: int | None = None):
+                 batch: int | None = None, warm: bool = True):
+        # ``warm=False``: the kernel is not compiled here (FILA's warm-up, which only hands the first state over)
         self.cover = cover
         # ``handoff(search)`` returns a sub-search (``.slice(budget) -> code``) for the branch at hand
         self.handoff = handoff
@@ -130,7 +131,8 @@ class Search:
         self.set_prefix(settings.prefix)
         self.late_compile_seconds = 0.0
         # the engines warm what they predict; anything else (the estimator's kernel) is compiled here, timed apart
-        warmup.ensure([self.specialization()])
+        if warm:
+            warmup.ensure([self.specialization()])
 
     def specialization(self) -> str:
         """The kernel specialization this search runs (see :mod:`bench.native.warmup`)."""

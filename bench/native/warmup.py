@@ -21,15 +21,34 @@ name what a cover and its settings need (``warm_up``); a search that meets a
 specialization nobody predicted (a hand-off with more open cells than
 expected) compiles it on the spot, through :func:`ensure` as well, so that
 :func:`spent` lets the search keep compile time out of its solve time.
+
+**Two cores for a cold cache.**  A first run compiles for 10 to 40 s of
+CPU, nearly all of it in two or three specializations that share nothing
+but numba's cache (FILA's tiny search starts at its hand-off, without DLX
+levels).  When several of those a run asks for are not in the cache at
+all, a forked child compiles some of them into it while this process
+compiles the others, then this process loads the child's (a few ms each);
+:func:`prefetch` starts such a child early, for a specialization a run
+will need after its first.  A child that fails only costs the time: its
+specializations are compiled here then.  The kernel cache's locked saves
+(:mod:`bench.kernel_cache`) keep two processes compiling at once from
+mixing up their entries.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from typing import Callable, Iterable
 
 _recorded: dict[str, float] = {}
 _spent = 0.0
+_children: dict[str, object] = {}
+"""Specialization -> the forked child (a ``multiprocessing`` process) compiling it into the cache."""
+
+COLD_COST = {"sets": 6.5, "sets+constraints": 13.2, "bits": 3.0, "fila1": 7.0, "fila2": 8.4}
+"""CPU seconds of each specialization compiled cold (``results/compile.md``): only to share them out evenly."""
 
 
 def search_specialization(constraints_active: bool) -> str:
@@ -89,11 +108,18 @@ def _bits() -> None:
 
 def _fila(x: int) -> Callable[[], None]:
     def run():
+        # FILA from the root, its hand-off built from the search's first state: no DLX level runs, so this
+        # specialization compiles (or loads) FILA's kernels alone and can be compiled beside ``sets``
         from bench.engines.protocol import Limits, Settings
-        from bench.native.fila import resolve, run_pipeline
+        from bench.native.fila import FilaRun, handoff_totals, resolve
+        from bench.native.fila_lists import make_plan
+        from bench.native.search import Search
 
         cover = _dominoes(x)
-        run_pipeline(cover, resolve(cover, Settings(order="e", fila=x - 1)), Limits(max_solutions=1))
+        settings = resolve(cover, Settings(order="e", fila=x - 1))
+        plan = make_plan(cover, settings.order, x, x, settings.nof)
+        search = Search(cover, settings, Limits(max_solutions=1), warm=False)
+        FilaRun(search, plan, handoff_totals()).slice(1 << 20)
     return run
 
 
@@ -127,7 +153,10 @@ def ensure(names: Iterable[str]) -> float:
     """Compile or load the specializations ``names`` not yet warm in this process; returns their seconds.
 
     The seconds are each one's own, measured when it was first warmed in this
-    process (so a second solve reports what its kernels cost, not 0).
+    process (so a second solve reports what its kernels cost, not 0); for
+    one a child compiled, the wait for the child and the load.  Several
+    specializations none of whose kernels are cached are shared out with a
+    forked child (see the module docstring).
     """
     global _spent
     names = sorted(set(names))
@@ -136,12 +165,18 @@ def ensure(names: Iterable[str]) -> float:
         from bench.kernel_cache import announce_compilation
 
         announce_compilation([d for name in todo for d in dispatchers(name)])
+        cold = [name for name in todo if name not in _children and _cold(name)]
+        if len(cold) > 1:
+            _start_child(_share_out(cold))
+        # this process's own first, then the children's (loaded from the cache once they are done)
+        todo.sort(key=lambda name: name in _children)
     for name in todo:
         # recorded before it runs: the tiny search's own ensure must not start it again
         _recorded[name] = 0.0
         before = _spent
         start = time.perf_counter()
         try:
+            _wait_for(name)
             SPECIALIZATIONS[name]()
         except BaseException:
             del _recorded[name]
@@ -151,6 +186,88 @@ def ensure(names: Iterable[str]) -> float:
         _recorded[name] = seconds
         _spent += seconds
     return sum(_recorded[name] for name in names)
+
+
+def prefetch(names: Iterable[str]) -> None:
+    """Start compiling, in a forked child, those of ``names`` whose kernels are not cached at all; returns at once.
+
+    For a specialization a run will need after the one it compiles first
+    (FILA's, while its automatic configuration compiles ``sets``): the
+    :func:`ensure` that needs it waits for the child, then loads it.
+    """
+    cold = [name for name in sorted(set(names)) if name not in _recorded and name not in _children and _cold(name)]
+    if cold:
+        _start_child(cold)
+
+
+def _cold(name: str) -> bool:
+    """True when the cache holds none of the kernels of specialization ``name`` (any signature)."""
+    from bench.kernel_cache import is_cached
+
+    return not any(is_cached(d) for d in dispatchers(name))
+
+
+def _share_out(names: list[str]) -> list[str]:
+    """The child's share of ``names``: the dearest to this process, then each to the lighter side."""
+    mine, theirs = 0.0, 0.0
+    child = []
+    for name in sorted(names, key=lambda n: -COLD_COST.get(n, 5.0)):
+        if mine <= theirs:
+            mine += COLD_COST.get(name, 5.0)
+        else:
+            theirs += COLD_COST.get(name, 5.0)
+            child.append(name)
+    return child
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def _start_child(names: list[str]) -> None:
+    """Fork a child that compiles ``names`` into the cache (nothing where fork or a second core is missing)."""
+    import multiprocessing
+
+    # a daemonic process (a pool's worker) may not have children
+    if not names or _cores() < 2 or "fork" not in multiprocessing.get_all_start_methods() or \
+            multiprocessing.current_process().daemon:
+        return
+    # what the parent has buffered would be written again by the child's exit
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    child = multiprocessing.get_context("fork").Process(target=_compile_in_child, args=(names, os.getpid()),
+                                                        daemon=True, name="bench-compile")
+    child.start()
+    for name in names:
+        _children[name] = child
+
+
+def _compile_in_child(names: list[str], parent: int) -> None:
+    import signal
+
+    from bench.processes import die_with_parent
+
+    die_with_parent(parent)
+    # the parent's other children are not this one's to wait for
+    _children.clear()
+    # the parent answers a stop for the whole run; its exit kills this child
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in names:
+        _recorded[name] = 0.0
+        SPECIALIZATIONS[name]()
+
+
+def _wait_for(name: str) -> None:
+    """Wait for the child compiling ``name``, if any; whatever it left undone is compiled here afterwards."""
+    child = _children.pop(name, None)
+    if child is not None:
+        child.join()
 
 
 def spent() -> float:

@@ -99,9 +99,13 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
             if options.explicit:
                 raise UsageError(f"cannot split this solve: {reason} (use --workers 1, or --quiet to count only)")
         # a time-limited solve splits only when asked to: sizing and cutting the search is not time-limited
-        elif options.explicit or (limits is None or limits.time_limit is None) and \
-                worth_splitting(cover, engine.resolve(cover, settings)):
+        elif options.explicit:
             return solve_parallel(cover, engine, settings, options, limits, alongside)
+        elif limits is None or limits.time_limit is None:
+            # the sizing's kernel and the solve's together: on a cold cache they compile side by side
+            engine.warm_up(cover, settings)
+            if worth_splitting(cover, engine.resolve(cover, settings)):
+                return solve_parallel(cover, engine, settings, options, limits, alongside)
     if alongside is not None:
         alongside()
     return engine.solve(cover, settings, limits, on_solutions=on_solutions, on_trace=on_trace)
