@@ -164,3 +164,20 @@ def test_one_core_compiles_everything_here(monkeypatch, tmp_path):
     monkeypatch.setattr(warmup, "_cores", lambda: 1)
     warmup.ensure(["sets", "fila1"])
     assert [(tmp_path / n).read_text().split() for n in ("sets", "fila1")] == [[str(os.getpid())]] * 2
+
+
+def test_a_default_solve_asks_for_the_split_decisions_kernel_beside_its_own(monkeypatch):
+    from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
+
+    calls = []
+    real_prefetch, real_ensure = warmup.prefetch, warmup.ensure
+    monkeypatch.setattr(warmup, "prefetch", lambda names: (calls.append(("prefetch", sorted(names))),
+                                                           real_prefetch(names)))
+    monkeypatch.setattr(warmup, "ensure", lambda names: (calls.append(("ensure", sorted(set(names)))),
+                                                         real_ensure(names))[1])
+    cover = cover_of("pentominoes_10x6.txt")
+    result = solve_maybe_parallel(cover, DlxEngine(), Settings(), Limits(), ParallelOptions(workers=2, explicit=False),
+                                  printing=False)
+    assert result.covers == 9356
+    # on a cold cache, DLX's bitset kernel and the random paths' sparse-set kernel compile side by side
+    assert calls[:2] == [("prefetch", ["sets"]), ("ensure", ["bits"])]

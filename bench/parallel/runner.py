@@ -26,6 +26,7 @@ from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
 from bench.files import writable_directory
 from bench.models.tuning import GROWTH_EXPONENT
+from bench.native import warmup
 from bench.native.constraints import SETTING_SLOTS
 from bench.native.search import piece_count
 from bench.native.sampling import estimate_nodes, estimate_tree
@@ -102,7 +103,8 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
         elif options.explicit:
             return solve_parallel(cover, engine, settings, options, limits, alongside)
         elif limits is None or limits.time_limit is None:
-            # the sizing's kernel and the solve's together: on a cold cache they compile side by side
+            # on a cold cache the random paths' kernel compiles in a child while the solve's compile here
+            warmup.prefetch([warmup.search_specialization(False)])
             engine.warm_up(cover, settings)
             if worth_splitting(cover, engine.resolve(cover, settings)):
                 return solve_parallel(cover, engine, settings, options, limits, alongside)
