@@ -181,3 +181,50 @@ def test_a_default_solve_asks_for_the_split_decisions_kernel_beside_its_own(monk
     assert result.covers == 9356
     # on a cold cache, DLX's bitset kernel and the random paths' sparse-set kernel compile side by side
     assert calls[:2] == [("prefetch", ["sets"]), ("ensure", ["bits"])]
+
+
+def test_each_prefetched_specialization_gets_a_child_of_its_own(monkeypatch, tmp_path):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1"])
+    warmup.prefetch(["sets", "fila1"])
+    children = dict(warmup._children)
+    assert set(children) == {"sets", "fila1"} and children["sets"] is not children["fila1"]
+    warmup.ensure(["sets", "fila1"])
+    first = {name: int((tmp_path / name).read_text().split()[0]) for name in ("sets", "fila1")}
+    assert len(set(first.values())) == 2 and os.getpid() not in first.values()
+
+
+def test_bench_run_starts_every_engines_kernels_before_it_waits_for_any(monkeypatch):
+    from bench.comparison import rounds
+    from bench.engines import Engine
+
+    calls = []
+
+    class Recording(Engine):
+        def __init__(self, name):
+            self.name = name
+
+        def prefetch(self, cover=None, settings=None):
+            calls.append(("prefetch", self.name))
+
+        def warm_up(self, cover=None, settings=None):
+            calls.append(("warm_up", self.name))
+            return 1.5
+
+        def solve(self, cover, settings=None, limits=None, on_solutions=None, on_trace=None):
+            raise AssertionError("bench run's warm-up does not solve")
+
+    monkeypatch.setattr(rounds, "get_engine", Recording)
+    assert rounds.warm_up(["a", "b", "c"], None) == {"a": 1.5, "b": 1.5, "c": 1.5}
+    assert calls == [("prefetch", "a"), ("prefetch", "b"), ("prefetch", "c"),
+                     ("warm_up", "a"), ("warm_up", "b"), ("warm_up", "c")]
+
+
+def test_the_native_engines_prefetch_what_they_warm(monkeypatch):
+    asked = []
+    monkeypatch.setattr(warmup, "prefetch", lambda names: asked.append(set(names)))
+    cover = cover_of("pentominoes_10x6.txt")
+    FilaEngine().prefetch(cover)
+    DlxEngine().prefetch(cover, Settings(volume_filter=11))
+    assert asked == [{"sets", "fila1"}, {"sets+constraints"}]

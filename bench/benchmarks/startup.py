@@ -42,6 +42,7 @@ CASES = [
 COLD_CASES = [
     ["solve", "-q", "-e", "fila", "defs/pentominoes_10x6.txt"],
     ["solve", "-q", "-e", "dlx", "defs/pentominoes_10x6.txt"],
+    ["run", "--no-save", "--timeout", "10", "-e", "dlx,fila", "defs/pentominoes_10x6.txt", "defs/somacube.txt"],
 ]
 HEAVY = ("numpy", "numba", "ortools", "pysat", "dask", "tabulate", "matplotlib", "jinja2", "tqdm", "statistics",
          "multiprocessing")

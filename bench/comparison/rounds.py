@@ -16,13 +16,18 @@ from bench.parallel.runner import ParallelOptions
 
 
 def warm_up(specs: list[str], cover) -> dict[str, float]:
-    """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code."""
-    out = {}
-    for spec in specs:
-        engine = get_engine(spec)
-        if engine.available():
-            out[spec] = engine.warm_up(cover)
-    return out
+    """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code.
+
+    On a cold cache every engine's kernels start compiling at once, each in
+    a child of its own (:meth:`~bench.engines.protocol.Engine.prefetch`),
+    and the warm-ups load them as they are done: the longest compile (FILA's
+    kernel) sets the pace, not the sum.
+    """
+    engines = {spec: get_engine(spec) for spec in specs}
+    engines = {spec: engine for spec, engine in engines.items() if engine.available()}
+    for engine in engines.values():
+        engine.prefetch(cover)
+    return {spec: engine.warm_up(cover) for spec, engine in engines.items()}
 
 
 def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, timeout: float,

@@ -224,6 +224,14 @@ class Engine(ABC):
         """
         return 0.0
 
+    def prefetch(self, cover=None, settings: Settings | None = None) -> None:
+        """Start compiling, beside this process, what :meth:`warm_up` with the same arguments needs; returns at once.
+
+        Only where a cold cache makes a second core worth it; the
+        :meth:`warm_up` that follows waits for it.  Engines with nothing to
+        compile do nothing.
+        """
+
     def configure(self, puzzle, request):
         """The :class:`~bench.prepare.Request` with this engine's defaults for what must be chosen before encoding."""
         return request

@@ -36,6 +36,8 @@ class DlxEngine(Engine):
 
     name = "dlx"
     supported = frozenset({"order", "goal", "first_item", "trace", "prefix", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
+    PLAIN = frozenset({"bits", "sets"})
+    """The specializations of a plain search (no cover given): both kernels, without in-search constraints."""
 
     def __init__(self, variant: str = ""):
         tokens = [t for t in variant.split("/") if t]
@@ -57,7 +59,11 @@ class DlxEngine(Engine):
 
         Without a cover, both kernels of a search without in-search constraints.
         """
-        return warmup.for_solve(self, cover, settings, plain={"bits", "sets"})
+        return warmup.for_solve(self, cover, settings, plain=self.PLAIN)
+
+    def prefetch(self, cover=None, settings: Settings | None = None) -> None:
+        """Start compiling, in forked children, the kernels :meth:`warm_up` would compile (on a cold cache)."""
+        warmup.prefetch_for(self, cover, settings, plain=self.PLAIN)
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None, on_trace=None) -> Result:
         """Count (and optionally return) the exact covers of ``cover``.

@@ -317,6 +317,8 @@ class FilaEngine(Engine):
     name = "fila"
     supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "share", "max_solutions",
                            "node_limit", "time_limit", "auto"}) | CONSTRAINTS
+    PLAIN = frozenset({"sets", "fila1"})
+    """The specializations of a plain search (no cover given): up to 64 cells, without in-search constraints."""
 
     def __init__(self, variant: str = ""):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
@@ -332,7 +334,11 @@ class FilaEngine(Engine):
 
         Without a cover, those of a plain search of up to 64 cells.
         """
-        return warmup.for_solve(self, cover, settings, plain={"sets", "fila1"})
+        return warmup.for_solve(self, cover, settings, plain=self.PLAIN)
+
+    def prefetch(self, cover=None, settings: Settings | None = None) -> None:
+        """Start compiling, in forked children, the kernels :meth:`warm_up` would compile (on a cold cache)."""
+        warmup.prefetch_for(self, cover, settings, plain=self.PLAIN)
 
     def configure(self, puzzle, request):
         """With no tuning option at all, the configuration chosen from estimates of each candidate's search.

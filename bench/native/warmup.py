@@ -189,15 +189,18 @@ def ensure(names: Iterable[str]) -> float:
 
 
 def prefetch(names: Iterable[str]) -> None:
-    """Start compiling, in a forked child, those of ``names`` whose kernels are not cached at all; returns at once.
+    """Start compiling, a forked child each, those of ``names`` whose kernels are not cached at all; returns at once.
 
-    For a specialization a run will need after the one it compiles first
-    (FILA's, while its automatic configuration compiles ``sets``): the
-    :func:`ensure` that needs it waits for the child, then loads it.
+    For specializations a run will need after the one it compiles first
+    (FILA's, while its automatic configuration compiles ``sets``; the next
+    engine's, while ``bench run`` warms the first): the :func:`ensure`
+    that needs one waits for its child, then loads it.  A child each: what
+    else this process will compile is not known yet, so the operating
+    system shares the cores out.
     """
-    cold = [name for name in sorted(set(names)) if name not in _recorded and name not in _children and _cold(name)]
-    if cold:
-        _start_child(cold)
+    for name in sorted(set(names)):
+        if name not in _recorded and name not in _children and _cold(name):
+            _start_child([name])
 
 
 def _cold(name: str) -> bool:
@@ -281,13 +284,22 @@ def for_solve(engine, cover, settings, plain: set[str]) -> float:
     Without a cover, the ``plain`` specializations.  Settings the engine
     refuses warm nothing: the solve itself says why.
     """
+    return ensure(_predicted(engine, cover, settings, plain))
+
+
+def prefetch_for(engine, cover, settings, plain: set[str]) -> None:
+    """:func:`prefetch` what :func:`for_solve` with the same arguments would warm."""
+    prefetch(_predicted(engine, cover, settings, plain))
+
+
+def _predicted(engine, cover, settings, plain: set[str]) -> set[str]:
     from bench.engines.protocol import Settings
     from bench.errors import BenchError
 
     if cover is None:
-        return ensure(plain)
+        return set(plain)
     try:
         resolved = engine.resolve(cover, settings or Settings())
     except BenchError:
-        return 0.0
-    return ensure(engine.specializations(cover, resolved))
+        return set()
+    return set(engine.specializations(cover, resolved))
