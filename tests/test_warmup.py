@@ -228,3 +228,28 @@ def test_the_native_engines_prefetch_what_they_warm(monkeypatch):
     FilaEngine().prefetch(cover)
     DlxEngine().prefetch(cover, Settings(volume_filter=11))
     assert asked == [{"sets", "fila1"}, {"sets+constraints"}]
+
+
+@pytest.mark.parametrize("name, words", [("fila1", 1), ("fila2", 2)])
+def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, words):
+    from bench.native import fila
+
+    seen = []
+    real = fila.FilaRun.__init__
+
+    def spy(self, search, plan, totals):
+        real(self, search, plan, totals)
+        seen.append((totals["max_cells"], totals["words"], self.n_shapes))
+
+    warmup.ensure([name])
+    monkeypatch.setattr(fila.FilaRun, "__init__", spy)
+    warmup.SPECIALIZATIONS[name]()
+    [(cells, used, shapes)] = seen
+    # the bitfield it is named for, and no more cells or shapes than DLX ever hands over
+    assert used == words and 64 * (words - 1) < cells <= min(64 * words, fila.MAX_CELLS)
+    assert shapes <= fila.MAX_SHAPES
+
+
+def test_a_warm_up_that_would_overflow_the_bitfield_is_refused():
+    with pytest.raises(ValueError, match="more than a hand-off may hold"):
+        warmup._fila(65)()

@@ -106,15 +106,22 @@ def _bits() -> None:
     BitsetSearch(_tiny(), Settings(), Limits()).run()
 
 
+FILA_DOMINOES = {"fila1": 4, "fila2": 33}
+"""The dominoes each FILA specialization's tiny search places: 8 open cells fit one bitfield word, 66 need two."""
+
+
 def _fila(x: int) -> Callable[[], None]:
     def run():
         # FILA from the root, its hand-off built from the search's first state: no DLX level runs, so this
         # specialization compiles (or loads) FILA's kernels alone and can be compiled beside ``sets``
         from bench.engines.protocol import Limits, Settings
-        from bench.native.fila import FilaRun, handoff_totals, resolve
+        from bench.native.fila import MAX_CELLS, MAX_SHAPES, FilaRun, handoff_totals, resolve
         from bench.native.fila_lists import make_plan
         from bench.native.search import Search
 
+        # what DLX checks before any hand-off: the open cells must fit the bitfield, the shapes its masks
+        if 2 * x > MAX_CELLS or x > MAX_SHAPES:
+            raise ValueError(f"{x} dominoes: more than a hand-off may hold")
         cover = _dominoes(x)
         settings = resolve(cover, Settings(order="e", fila=x - 1))
         plan = make_plan(cover, settings.order, x, x, settings.nof)
@@ -127,8 +134,8 @@ SPECIALIZATIONS: dict[str, Callable[[], None]] = {
     "sets": _sets(),
     "sets+constraints": _sets(**_ALL_CONSTRAINTS),
     "bits": _bits,
-    "fila1": _fila(4),
-    "fila2": _fila(66),
+    "fila1": _fila(FILA_DOMINOES["fila1"]),
+    "fila2": _fila(FILA_DOMINOES["fila2"]),
 }
 """Every specialization by name, with the tiny search that compiles (or loads) it."""
 
