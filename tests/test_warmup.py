@@ -253,3 +253,20 @@ def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, wor
 def test_a_warm_up_that_would_overflow_the_bitfield_is_refused():
     with pytest.raises(ValueError, match="more than a hand-off may hold"):
         warmup._fila(65)()
+
+
+def test_a_child_that_fails_is_quiet_and_its_share_is_compiled_here(monkeypatch, tmp_path, capfd):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1"])
+    here = os.getpid()
+
+    def only_here():
+        if os.getpid() != here:
+            raise RuntimeError("the child's compiler broke")
+        (tmp_path / "sets").write_text(f"{here}\n")
+
+    warmup.SPECIALIZATIONS["sets"] = only_here
+    warmup.ensure(["sets", "fila1"])
+    assert (tmp_path / "sets").read_text().split() == [str(here)]
+    assert "Traceback" not in capfd.readouterr().err

@@ -268,9 +268,13 @@ def _compile_in_child(names: list[str], parent: int) -> None:
     _children.clear()
     # the parent answers a stop for the whole run; its exit kills this child
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for name in names:
-        _recorded[name] = 0.0
-        SPECIALIZATIONS[name]()
+    try:
+        for name in names:
+            _recorded[name] = 0.0
+            SPECIALIZATIONS[name]()
+    except BaseException:
+        # no traceback of its own: the process that needs the specialization compiles it and says what went wrong
+        os._exit(1)
 
 
 def _wait_for(name: str) -> None:
