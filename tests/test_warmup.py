@@ -120,7 +120,7 @@ def _fake_specializations(monkeypatch, tmp_path, names):
     monkeypatch.setattr(warmup, "_recorded", {})
     monkeypatch.setattr(warmup, "_children", {})
     monkeypatch.setattr(warmup, "dispatchers", lambda name: [])
-    monkeypatch.setattr(warmup, "_cold", lambda name: not (tmp_path / name).exists())
+    monkeypatch.setattr(warmup, "_cold", lambda name, uncached=None: not (tmp_path / name).exists())
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
 
 

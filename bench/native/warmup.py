@@ -169,10 +169,12 @@ def ensure(names: Iterable[str]) -> float:
     names = sorted(set(names))
     todo = [name for name in names if name not in _recorded]
     if todo:
-        from bench.kernel_cache import announce_compilation
+        from bench.kernel_cache import announce_compilation, is_cached
 
-        announce_compilation([d for name in todo for d in dispatchers(name)])
-        cold = [name for name in todo if name not in _children and _cold(name)]
+        # each kernel's cache index read once, for the notice and for which specializations are cold
+        uncached = [d for name in todo for d in dispatchers(name) if not is_cached(d)]
+        announce_compilation(uncached)
+        cold = [name for name in todo if name not in _children and _cold(name, uncached)]
         if len(cold) > 1:
             _start_child(_share_out(cold))
         # this process's own first, then the children's (loaded from the cache once they are done)
@@ -210,11 +212,16 @@ def prefetch(names: Iterable[str]) -> None:
             _start_child([name])
 
 
-def _cold(name: str) -> bool:
-    """True when the cache holds none of the kernels of specialization ``name`` (any signature)."""
-    from bench.kernel_cache import is_cached
+def _cold(name: str, uncached: list | None = None) -> bool:
+    """True when the cache holds none of the kernels of specialization ``name`` (any signature).
 
-    return not any(is_cached(d) for d in dispatchers(name))
+    ``uncached``: the kernels already found missing from the cache, when the caller has looked.
+    """
+    if uncached is None:
+        from bench.kernel_cache import is_cached
+
+        return not any(is_cached(d) for d in dispatchers(name))
+    return all(any(d is u for u in uncached) for d in dispatchers(name))
 
 
 def _share_out(names: list[str]) -> list[str]:

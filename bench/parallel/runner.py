@@ -104,7 +104,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
             return solve_parallel(cover, engine, settings, options, limits, alongside)
         elif limits is None or limits.time_limit is None:
             # on a cold cache the random paths' kernel compiles in a child while the solve's compile here
-            warmup.prefetch([warmup.search_specialization(False)])
+            warmup.prefetch([warmup.search_specialization(warmup.constrained(sizing(settings)))])
             engine.warm_up(cover, settings)
             if worth_splitting(cover, engine.resolve(cover, settings)):
                 return solve_parallel(cover, engine, settings, options, limits, alongside)
