@@ -10,11 +10,11 @@ function of this package is cached under a key that also covers the
 contents of every module defining compiled code and of the package modules
 those import.
 
-Importing this module installs the locators, and every compiled function of
-the package is decorated with the :func:`njit` it re-exports, so the
-locators are in place before any kernel is defined, and only a process that
-defines kernels imports numba (``bench --help``, ``bench info`` and
-``import bench`` do not).
+Importing this module installs the locators; :func:`bench.kernels.materialize`
+imports it before it makes the first dispatcher (through
+:data:`numba_njit`), so the locators are in place before any kernel is
+compiled or loaded, and only a process that JIT-compiles or loads a kernel
+through numba imports numba.
 
 **Loading without a refresh.**  Before it loads any cached function numba
 refreshes its whole target context: it imports and registers the typing
@@ -63,7 +63,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import re
 import sys
 from contextlib import contextmanager
 from functools import lru_cache
@@ -71,44 +70,16 @@ from pathlib import Path
 
 import llvmlite
 import numba
-from numba import njit
+from numba import njit as numba_njit
 from numba.core import caching, config, environment
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.runtime import nrtdynmod, rtsys
 
 from bench.about import DISTRIBUTION
-from bench.sources import ROOT, sources
+from bench.sources import ROOT, kernel_digest
 
-__all__ = ["announce_compilation", "initialize_runtime", "install", "is_cached", "kernel_digest", "kernel_sources", "njit",
-           "runtime_directory", "save_entry"]
-
-# [ \t]*, not \s*: at every line start \s* ran on over the blank lines below it (3 ms per digest)
-_COMPILED = re.compile(rb"^[ \t]*(from numba|import numba|from bench\.kernel_cache import [^\n]*\bnjit\b)", re.M)
-_IMPORT = re.compile(rb"^[ \t]*(?:from|import) bench((?:\.\w+)+)", re.M)
-
-
-def kernel_sources(root: Path = ROOT) -> list[Path]:
-    """The modules under ``root`` that use numba, with the package modules they import, sorted."""
-    modules = sources(root)
-    # a substring test first: the pattern alone scanned the package's 0.8 MB in 7 ms of every native run
-    found = {path for path, text in modules.items() if (b"numba" in text or b"njit" in text) and _COMPILED.search(text)}
-    for path in list(found):
-        for match in _IMPORT.finditer(modules[path]):
-            parts = match.group(1).decode().strip(".").split(".")
-            for candidate in (root.joinpath(*parts).with_suffix(".py"), root.joinpath(*parts, "__init__.py")):
-                if candidate in modules:
-                    found.add(candidate)
-    return sorted(found)
-
-
-def kernel_digest(root: Path = ROOT) -> str:
-    """A digest of the contents of :func:`kernel_sources`."""
-    digest = hashlib.sha256()
-    modules = sources(root)
-    for path in kernel_sources(root):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + modules[path] + b"\0")
-    return digest.hexdigest()
-
+__all__ = ["announce_compilation", "initialize_runtime", "install", "is_cached", "numba_njit", "runtime_directory",
+           "save_entry"]
 
 @lru_cache(maxsize=None)
 def _package_digest() -> str:
@@ -370,28 +341,20 @@ def install() -> None:
 install()
 
 
-def is_cached(dispatcher) -> bool:
-    """True when numba's cache holds a compiled version of ``dispatcher`` built from today's sources."""
-    cache = getattr(dispatcher, "_cache", None)
+def is_cached(kernel) -> bool:
+    """True when numba's cache holds a compiled version of ``kernel`` (or a dispatcher) built from today's sources."""
+    cache = getattr(getattr(kernel, "dispatcher", kernel), "_cache", None)
     try:
         return bool(cache._cache_file._load_index())
     except (AttributeError, OSError, EOFError, ValueError):
         return False
 
 
-def announce_compilation(dispatchers, stream=None) -> bool:
-    """Say on standard error, once, that the kernels are about to be compiled when any is not cached yet.
+def announce_compilation(kernels, stream=None) -> bool:
+    """Say on standard error, once per process (:func:`bench.native.warmup.announce`), that kernels are about to
+    be compiled, when any of ``kernels`` is not cached yet; True when it said so."""
+    from bench.native.warmup import announce
 
-    Returns True when it said so.  A first run compiles for 10 to 30 s of
-    CPU; without a word it looks like a hang.
-    """
-    global _announced
-    if _announced or all(is_cached(d) for d in dispatchers):
+    if all(is_cached(k) for k in kernels):
         return False
-    _announced = True
-    print("bench: compiling the native kernels this run needs (once; cached afterwards) ...",
-          file=stream or sys.stderr, flush=True)
-    return True
-
-
-_announced = False
+    return announce(stream)

@@ -7,7 +7,7 @@ import re
 from numba import njit
 from numba.core import caching
 
-from bench import kernel_cache
+from bench import kernel_cache, sources
 from bench.models import canonical
 from bench.native import bitfield, fila_kernel
 
@@ -26,23 +26,24 @@ def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
         "native/__init__.py": "",
         "cli.py": "import argparse\n",
     })
-    assert [p.relative_to(tmp_path).as_posix() for p in kernel_cache.kernel_sources(tmp_path)] == [
+    assert [p.relative_to(tmp_path).as_posix() for p in sources.kernel_sources(tmp_path)] == [
         "native/helper.py", "native/kernel.py"]
-    before = kernel_cache.kernel_digest(tmp_path)
+    before = sources.kernel_digest(tmp_path)
     (tmp_path / "cli.py").write_text("import argparse\nimport sys\n")
-    assert kernel_cache.kernel_digest(tmp_path) == before
+    assert sources.kernel_digest(tmp_path) == before
     # a helper edited, its caller's file untouched: the kernel must not be loaded from the cache
     (tmp_path / "native/helper.py").write_text("def step(x):\n    return x + 2\n")
-    assert kernel_cache.kernel_digest(tmp_path) != before
+    assert sources.kernel_digest(tmp_path) != before
 
 
 def test_package_kernels_are_cached_under_the_package_digest():
-    sources = {p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.kernel_sources()}
-    assert {"native/bitfield.py", "native/sparse_sets.py", "native/fila_kernel.py", "native/fila_lists.py", "models/canonical.py"} <= sources
-    for dispatcher in (fila_kernel.fila_search, canonical.classify_cover, bitfield.gather_rows):
-        locator = dispatcher._cache._impl.locator
+    found = {p.relative_to(kernel_cache.ROOT).as_posix() for p in sources.kernel_sources()}
+    assert {"native/bitfield.py", "native/bitfield_overloads.py", "native/sparse_sets.py", "native/fila_kernel.py",
+            "native/fila_lists.py", "models/canonical.py"} <= found
+    for kernel in (fila_kernel.fila_search, canonical.classify_cover, bitfield.gather_rows):
+        locator = kernel.dispatcher._cache._impl.locator
         assert isinstance(locator, kernel_cache._PackageStamp)
-        assert locator.get_source_stamp()[1] == kernel_cache.kernel_digest()
+        assert locator.get_source_stamp()[1] == sources.kernel_digest()
 
 
 def test_functions_outside_the_package_keep_numbas_locators():
@@ -55,15 +56,17 @@ def test_functions_outside_the_package_keep_numbas_locators():
     assert isinstance(locator, caching._CacheLocator)
 
 
-def test_every_package_kernel_takes_njit_from_the_kernel_cache():
-    # numba's own njit would define the kernel before this package's locators may be installed
+def test_every_package_kernel_takes_njit_from_bench_kernels():
+    # numba's own njit would make a dispatcher at import: numba imported by every run, and defined before this
+    # package's locators may be installed
     direct = [p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.ROOT.rglob("*.py")
               if re.search(r"^\s*(from numba import [^\n]*\bnjit\b|import numba\b)", p.read_text(), re.M)
               and p.name != "kernel_cache.py"]
     assert direct == []
-    compiled = [p for p in kernel_cache.kernel_sources() if b"@njit" in p.read_bytes()]
+    compiled = [p for p in sources.kernel_sources() if b"@njit" in p.read_bytes()]
     assert len(compiled) >= 10
-    assert all(b"from bench.kernel_cache import njit" in p.read_bytes() for p in compiled)
+    assert all(b"from bench.kernels import njit" in p.read_bytes() or b"from bench.kernels import lazy, njit" in
+               p.read_bytes() for p in compiled)
 
 
 LOAD_WITHOUT_REFRESH = r"""
@@ -92,18 +95,18 @@ print(result.covers, result.total, loaded, doubled_sum(np.arange(4)), len(refres
 
 
 def test_cached_kernels_load_without_a_refresh_and_a_later_compile_still_gets_one():
+    import os
     import subprocess
     import sys
 
-    import bench
-    from bench.engines import get_engine
     from conftest import DEFS
 
-    # solved here first, so that the kernels are in numba's cache: the child loads them, refreshing no context
-    [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
-    assert get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True)).covers == 2
     code = LOAD_WITHOUT_REFRESH.replace("DEFS", repr(str(DEFS)), 1)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    # numba's JIT alone (no kernel library); the first child fills numba's cache, the second loads from it,
+    # refreshing no context
+    jit = {**os.environ, "BENCH_AOT": "0"}
+    subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=jit)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=jit)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "8", "0", "12", "True"]
 
@@ -139,6 +142,7 @@ print(result.covers, result.total, len(compiled), filled(4))
 
 
 def test_the_runtime_is_compiled_once_then_read_back_and_rebuilt_when_damaged(tmp_path):
+    import os
     import subprocess
     import sys
 
@@ -151,7 +155,9 @@ def test_the_runtime_is_compiled_once_then_read_back_and_rebuilt_when_damaged(tm
     code = RUNTIME.replace("DEFS", repr(str(DEFS)), 1).replace("STORE", repr(str(tmp_path)), 1)
 
     def child() -> list[str]:
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+        # numba's JIT alone: a run on kernel libraries initializes no runtime of numba's
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "BENCH_AOT": "0"})
         assert out.returncode == 0, out.stderr
         return out.stdout.split()
 

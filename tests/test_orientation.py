@@ -40,7 +40,11 @@ def test_a_rectangle_drawn_either_way_searches_the_same_tree(name, counts):
     assert {first_settings.order.split("=")[0], second_settings.order.split("=")[0]} == {"f", "f@1,0,2"}
 
 
-def test_pieces_drawn_turned_search_the_same_tree():
+def test_pieces_drawn_turned_search_the_same_tree(monkeypatch):
+    # the Soma cube's two schedules race within a few per cent of each other (1.5 ms against 1.6 ms), so the
+    # measured race may go either way on any drawing: the rule's schedule stands here, and the rest of the choice
+    # (piece, hand-off, from seeded estimates) and the tree must not depend on the drawing
+    monkeypatch.setattr("bench.native.autoconfig.RACE_BELOW", 0.0)
     text = (DEFS / "somacube.txt").read_text()
     first, _ = untuned(bench.Puzzle.from_definition(bench.parse_text(text)[0]))
     second, _ = untuned(bench.Puzzle.from_definition(bench.parse_text(turned_pieces(text))[0]))

@@ -63,13 +63,24 @@ def test_a_solve_uses_exactly_the_specializations_its_engine_warms(monkeypatch, 
     assert asked == expected
 
 
+def _forget(monkeypatch, name: str) -> None:
+    """As if this process had not warmed specialization ``name``: not recorded, its library not loaded here."""
+    from bench.native import aot
+
+    monkeypatch.delitem(warmup._recorded, name)
+    monkeypatch.setattr(aot, "_loaded", aot._loaded - {name})
+    for kernel in warmup.kernels_of(name):
+        monkeypatch.setattr(kernel, "_compiled", [])
+        monkeypatch.setattr(kernel, "_wanted", None)
+
+
 def test_a_specialization_nobody_predicted_is_compiled_apart_from_the_solve(monkeypatch):
     cover = cover_of("pentominoes_10x6.txt")
     engine = FilaEngine()
     engine.warm_up(cover)
     # as if the engine had not foreseen the hand-off's bitfield, and that kernel were not warm yet
     monkeypatch.setattr(engine, "specializations", lambda cover, settings: {"sets"})
-    monkeypatch.delitem(warmup._recorded, "fila1")
+    _forget(monkeypatch, "fila1")
     before = warmup.spent()
     result = engine.solve(cover, Settings(), Limits(max_solutions=1))
     late = warmup.spent() - before
@@ -90,20 +101,27 @@ def test_filas_warm_up_runs_no_dlx_level_and_compiles_what_a_real_hand_off_calls
     from bench.native.fila_lists import build_lists, local_puzzle
     from bench.native.search import Search
 
+    # numba's JIT alone here: what it compiles is what its dispatchers list (the libraries' side: test_aot)
+    monkeypatch.setenv("BENCH_AOT", "0")
+    for kernel in (fila_search, local_puzzle, build_lists):
+        monkeypatch.setattr(kernel, "_compiled", [])
+        monkeypatch.setattr(kernel, "_wanted", None)
+    _forget(monkeypatch, "fila1")
     warmup.ensure(["fila1"])
-    signatures = {d: len(d.signatures) for d in (fila_search, local_puzzle, build_lists)}
+    signatures = {d: len(d.dispatcher.signatures) for d in (fila_search, local_puzzle, build_lists)}
     asked = _requested(monkeypatch)
     slices = []
+    real_slice = Search._slice
     monkeypatch.setattr(Search, "_slice", lambda self, budget: slices.append(budget))
     warmup.SPECIALIZATIONS["fila1"]()
     # FILA from the root: no DLX slice, and no specialization asked for but its own (by the hand-off), so it
     # compiles beside ``sets``
     assert slices == [] and asked == {"fila1"}
-    monkeypatch.undo()
+    monkeypatch.setattr(Search, "_slice", real_slice)
     result = FilaEngine().solve(cover_of("pentominoes_10x6.txt"), Settings(), Limits(max_solutions=2))
     assert result.covers == 2
     # the real hand-offs called the kernels with the warm-up's types: nothing compiled again
-    assert {d: len(d.signatures) for d in signatures} == signatures
+    assert {d: len(d.dispatcher.signatures) for d in signatures} == signatures
 
 
 def _fake_specializations(monkeypatch, tmp_path, names):
@@ -119,8 +137,11 @@ def _fake_specializations(monkeypatch, tmp_path, names):
     monkeypatch.setattr(warmup, "SPECIALIZATIONS", {name: compile_one(name) for name in names})
     monkeypatch.setattr(warmup, "_recorded", {})
     monkeypatch.setattr(warmup, "_children", {})
-    monkeypatch.setattr(warmup, "dispatchers", lambda name: [])
-    monkeypatch.setattr(warmup, "_cold", lambda name, uncached=None: not (tmp_path / name).exists())
+    monkeypatch.setattr(warmup, "kernels_of", lambda name: [])
+    monkeypatch.setattr(warmup, "_cold_names", lambda names: [n for n in names if not (tmp_path / n).exists()])
+    # no library: what the fakes do is all there is to each
+    monkeypatch.setattr(warmup.aot, "load", lambda name: False)
+    monkeypatch.setattr(warmup, "_library_reason", lambda name: "faked")
     monkeypatch.setattr(warmup, "_cores", lambda: 2)
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import subprocess
 import sys
@@ -32,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.benchmarks import user_environment
 from bench.files import write_atomic
 
 SOLVES = {
@@ -67,7 +67,7 @@ def child(name: str) -> dict:
 
 def _run(argv: list[str], cache: Path) -> tuple[subprocess.CompletedProcess, float, float]:
     """Run ``argv`` with its own kernel cache; returns the process, its CPU seconds (user + system) and wall seconds."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    env = user_environment(NUMBA_CACHE_DIR=str(cache))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(argv, env=env, capture_output=True, text=True)

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import bench
+from bench.benchmarks import user_environment
 from bench.engines import Settings, Status, get_engine
 from bench.files import write_atomic
 from bench.models.expected import expected_for
@@ -56,7 +57,8 @@ def run_processes(commands: list[list[str]], cwd: Path) -> dict:
     of all of them and their workers, and each one's exit status and standard error."""
     before = os.times()
     start = time.perf_counter()
-    children = [subprocess.Popen(c, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) for c in commands]
+    children = [subprocess.Popen(c, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=user_environment())
+                for c in commands]
     errors = [child.communicate()[1] for child in children]
     wall = time.perf_counter() - start
     after = os.times()

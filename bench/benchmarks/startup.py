@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 
+from bench.benchmarks import user_environment
 from bench.benchmarks.checkouts import checkouts_parser, commit_of
 from bench.files import write_atomic
 
@@ -63,11 +64,11 @@ def run_once(python: str, checkout: str, argv: list[str], cold: bool = False) ->
     The CPU seconds include the children the process waited for.  ``cold``:
     on an empty kernel cache of its own, without the cover cache.
     """
-    env = None
+    env = user_environment()
     cache = None
     if cold:
         cache = tempfile.mkdtemp(prefix="bench-cold-")
-        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "BENCH_NO_CACHE": "1"}
+        env = user_environment(NUMBA_CACHE_DIR=cache, BENCH_NO_CACHE="1")
     try:
         start = time.perf_counter()
         child = subprocess.Popen([python, "-m", "bench", *argv], cwd=checkout, stdout=subprocess.DEVNULL,
@@ -85,7 +86,8 @@ def run_once(python: str, checkout: str, argv: list[str], cold: bool = False) ->
 
 def libraries(python: str, checkout: str, argv: list[str]) -> list[str]:
     """The libraries of :data:`HEAVY` that ``bench ARGV`` leaves loaded."""
-    done = subprocess.run([python, "-c", PROBE, *argv], cwd=checkout, capture_output=True, text=True)
+    done = subprocess.run([python, "-c", PROBE, *argv], cwd=checkout, capture_output=True, text=True,
+                          env=user_environment())
     loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
     return [name for name in HEAVY if name in loaded]
 

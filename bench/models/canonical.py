@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 
 
 @njit(cache=True)

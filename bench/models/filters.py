@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.models.regions import flood, subset_sums
 
 

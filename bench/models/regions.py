@@ -6,7 +6,7 @@ volume trigger and in-search filter (:mod:`bench.native.constraints`).
 
 from __future__ import annotations
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 
 
 @njit(cache=True)

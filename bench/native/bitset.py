@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.native.bitfield import _clz, _ctz, _popcount
 from bench.engines.protocol import Settings
 from bench.engines.variants import constraint_variant
@@ -346,7 +346,8 @@ class BitsetSearch(Search):
         np.bitwise_or.at(item_bits, (cover.opt_items.astype(np.int64), opt >> 6),
                          np.left_shift(np.uint64(1), (opt & 63).astype(np.uint64)))
         sizes = np.diff(cover.opt_ptr)
-        classes = np.unique(sizes)
+        # the distinct sizes, without np.unique (its first call imports numpy.ma, see FilaRun)
+        classes = np.flatnonzero(np.bincount(sizes))
         class_bits = np.zeros((len(classes), n_words), dtype=np.uint64)
         for k, s in enumerate(classes):
             members = np.flatnonzero(sizes == s)

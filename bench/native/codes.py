@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.models.canonical import classify_cover
 
 # kernel return codes

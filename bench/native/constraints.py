@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.errors import UsageError
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.models.regions import flood, subset_sums
 from bench.native.bitfield import test
 

@@ -94,9 +94,12 @@ class FilaRun:
         self.p0 = search.n_pieces - level
         self.share = search.settings.share
         self.child = 0
+        # FILA's kernel function for this hand-off's argument types, once its first slice has looked it up
+        self._fila = None
         self.before = counted(search) if self.share[0] > 0 else None
-        # only the list families used from here on
-        used = np.unique(plan.fam[1 : self.p0 + 1])
+        # only the list families used from here on (not np.unique, whose first call imports numpy.ma: 15-20 ms of a
+        # run that imports nothing else it would not need)
+        used = np.flatnonzero(np.bincount(plan.fam[1 : self.p0 + 1]))
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
         h = build_handoff(
@@ -199,7 +202,7 @@ class FilaRun:
     def _kernel(self, budget: int, trace: int) -> int:
         s = self.search
         sym = s.cover.symmetry
-        return fila_search(
+        args = (
             self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright, self.dleft, self.dmask,
             self.full, self.kind, self.fam,
             self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk,
@@ -208,6 +211,10 @@ class FilaRun:
             sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
             s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
             trace, self.spare, self.fcons)
+        # the same types on every slice of a hand-off: its kernel is looked up once
+        if self._fila is None:
+            self._fila = fila_search.resolve(*args)
+        return self._fila(*args)
 
     def trace_event(self) -> tuple[str, np.ndarray]:
         """The trace event the last slice stopped at: ``place`` or ``remove``, and the options on the board."""

@@ -22,7 +22,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.native.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
                                    load, lowest, merge, store, test, with_bit)
 from bench.native.codes import DONE, PAUSED, S_NODES, TRACE, record_cover

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.models.filters import cell_neighbours
 from bench.native.bitfield import gather_rows
 from bench.native.fila_kernel import ESTIMATE, FIRST, ORDER, SIZE

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.errors import UsageError
-from bench.kernel_cache import njit
+from bench.kernels import njit
 
 MIN_FIT = 0
 FIXED_ORDER = 1

@@ -28,11 +28,10 @@ candidates differ most.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
 import numpy as np
-from bench.kernel_cache import njit
+from bench.kernels import njit
 
 from bench.models.filters import cell_neighbours
 from bench.native.bitfield import _ctz, _popcount
@@ -268,25 +267,21 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
             t += 1
 
 
-_compile_seconds: float | None = None
-
-
 def warm_up() -> float:
-    """Compile (or load from the cache) the sampler once per process; returns the seconds it took."""
-    global _compile_seconds
-    if _compile_seconds is None:
-        from bench.kernel_cache import announce_compilation
+    """Make the sampler ready once per process (its library, else numba's); returns the seconds it took."""
+    from bench.native import warmup
 
-        announce_compilation([sample_pipeline])
-        start = time.perf_counter()
-        one = np.ones(1, dtype=np.int64)
-        zero = np.zeros(1, dtype=np.int64)
-        sample_pipeline(np.ones((1, 2), dtype=np.uint64), np.array([0, 1]), zero, zero, np.array([0, 1]), zero,
-                        np.array([0, 1]), zero, np.zeros((1, 2), dtype=np.uint64), 1, zero, one, one,
-                        np.zeros(2, dtype=np.int64), 0, np.zeros((1, 1), dtype=np.bool_), 1, 1, 1,
-                        np.zeros((1, N_E), dtype=np.float64))
-        _compile_seconds = time.perf_counter() - start
-    return _compile_seconds
+    return warmup.ensure(["sampler"])
+
+
+def tiny_sample() -> None:
+    """A call of :func:`sample_pipeline` with the argument types of every real one, for the warm-up."""
+    one = np.ones(1, dtype=np.int64)
+    zero = np.zeros(1, dtype=np.int64)
+    sample_pipeline(np.ones((1, 2), dtype=np.uint64), np.array([0, 1]), zero, zero, np.array([0, 1]), zero,
+                    np.array([0, 1]), zero, np.zeros((1, 2), dtype=np.uint64), 1, zero, one, one,
+                    np.zeros(2, dtype=np.int64), 0, np.zeros((1, 1), dtype=np.bool_), 1, 1, 1,
+                    np.zeros((1, N_E), dtype=np.float64))
 
 
 def _bits(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -21,12 +21,13 @@ from bench.native.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, 
 from bench.native.constraints import build_constraints
 from bench.native import warmup
 from bench.native.heuristics import compile_order
-from bench.native.sparse_sets import branching_list, build_sets, dlx_search, seed_random
+from bench.native.sparse_sets import branching_list, build_sets, dlx_search
 
-PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_ex", "sample", "sprod", "est"])
+PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_ex", "sample", "seed", "sprod", "est"])
 """Where the DLX kernel's search starts and how it walks: the first ``base`` levels replay a sub-problem's
 prefix (``force_opt``, ``force_ex_ptr``, ``force_ex``); with ``sample`` set each node takes one random branch,
-``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.native.sparse_sets.dlx_search`)."""
+``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.native.sparse_sets.dlx_search`), the
+kernel seeding its generator with ``seed`` first unless it is negative."""
 
 def max_depth(cover) -> int:
     """An upper bound on the number of options in a cover (the search's stacks are sized by it).
@@ -123,6 +124,8 @@ class Search:
         self.kept: list[np.ndarray] = []
         self.classify = settings.goal == 0
         self.first_item = -1 if settings.first_item is None else int(settings.first_item)
+        # the DLX kernel's function for this search's argument types, once its first slice has looked it up
+        self._dlx = None
         self.constraints = build_constraints(cover, settings, self.n_pieces, depth)
         self.cons_args = self.constraints.args()
         self.sprod = np.ones(depth + 2, dtype=np.float64)
@@ -145,7 +148,7 @@ class Search:
         force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
         force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in prefix], dtype=np.int32)
         force_ex = np.array([e for _, ex in prefix for e in ex] + [0], dtype=np.int32)
-        self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, False, self.sprod, self.est)
+        self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, False, -1, self.sprod, self.est)
 
     def run(self) -> Status:
         """Search until done, a limit stops it or a signal asks it to stop (see :mod:`bench.signals`).
@@ -266,16 +269,22 @@ class Search:
             self.sub = None
             return PAUSED
         sym = self.cover.symmetry
-        code = dlx_search(
-            self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
-            self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
-            self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
-            self.state, self.attempts, self.fits, self.updates_by,
-            self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
-            sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
-            self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-            self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.trace,
-            self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
+        args = (self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
+                self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
+                self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
+                self.state, self.attempts, self.fits, self.updates_by,
+                self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
+                sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
+                self.sol_buf, self.sol_len, self.sol_weight, self.stream,
+                self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.trace,
+                self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
+        # the same types on every slice of a search: its kernel is looked up once
+        if self._dlx is None:
+            self._dlx = dlx_search.resolve(*args)
+        code = self._dlx(*args)
+        if self.path_args.seed >= 0:
+            # seeded once: the paths go on drawing from where the seed left the generator
+            self.path_args = self.path_args._replace(seed=-1)
         if code == HANDOFF:
             self.sub = self.handoff(self)
             return PAUSED
@@ -299,8 +308,9 @@ class Search:
         Each row is an unbiased estimate of the search below the prefix down to
         the goal (pieces left), for this search's heuristics and constraints.
         """
-        seed_random(seed)
-        self.path_args = self.path_args._replace(sample=True)
+        # the seed goes with the kernel's next call (see _slice): the generator seeded is the one the kernel draws
+        # from, whichever library (bench.native.aot, each with a generator of its own) or numba runs it
+        self.path_args = self.path_args._replace(sample=True, seed=seed)
         rows = np.zeros((trials, 3), dtype=np.float64)
         try:
             for t in range(trials):
@@ -311,7 +321,7 @@ class Search:
                     self.state[S_STORED] = 0
                 rows[t] = self.est
         finally:
-            self.path_args = self.path_args._replace(sample=False)
+            self.path_args = self.path_args._replace(sample=False, seed=-1)
         return rows
 
     def stats(self) -> dict:

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.kernel_cache import njit
+from bench.kernels import njit
 from bench.native.codes import (BACKUP, DONE, FORWARD, HANDOFF, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE,
                                 S_TRACE_KIND, S_UPDATES, TRACE, TRY, record_cover)
 from bench.native.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
@@ -103,7 +103,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     ``force_opt[L]``; nodes, attempts, fits and updates above ``base`` are
     the splitter's and are not counted again, and no hand-off happens there.
     With ``sample`` set, every node tries one uniformly random branch (Knuth's
-    random path): ``sprod[L]`` is the product of the branching degrees above
+    random path, from numba's generator, seeded first with ``seed`` unless it
+    is negative): ``sprod[L]`` is the product of the branching degrees above
     level L, and ``est`` accumulates nodes, attempts and complete covers each
     weighted by it, so one call is one unbiased estimate of the tree's size.
     """
@@ -116,6 +117,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
         checks = track or cfg[C_VOLUME_BT] > 0 or cfg[C_VOLUME_FILTER] > 0 or cfg[C_FIT_FILTER] > 0
     base, force_opt, force_ex_ptr, force_ex = path.base, path.force_opt, path.force_ex_ptr, path.force_ex
     sample, sprod, est = path.sample, path.sprod, path.est
+    if path.seed >= 0:
+        np.random.seed(path.seed)
     n_items = np.uint32(size.shape[0])
     root = n_items
 
@@ -592,12 +595,6 @@ def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc
             if m == 0:
                 break
     return updates
-
-
-@njit(cache=True)
-def seed_random(seed):
-    """Seed the generator the kernels draw from (numba keeps its own, apart from NumPy's)."""
-    np.random.seed(seed)
 
 
 # -- building the sets -------------------------------------------------------------------

@@ -15,8 +15,11 @@ them); a run needs one or two of them:
     the FILA kernel on one-word or two-word bitfields, with the hand-off
     builder.
 
-Each is compiled (or loaded from numba's cache) by a tiny search that
-passes the same types as a real one, timed, once per process.  The engines
+Each is an ahead-of-time library (:mod:`bench.native.aot`), built by the
+first run that needs it and imported by every later one without numba;
+where no library can be built, numba compiles it (or loads it from its
+cache) through a tiny search that passes the same types as a real one.
+Either is timed, once per process.  The engines
 name what a cover and its settings need (``warm_up``); a search that meets a
 specialization nobody predicted (a hand-off with more open cells than
 expected) compiles it on the spot, through :func:`ensure` as well, so that
@@ -24,10 +27,10 @@ expected) compiles it on the spot, through :func:`ensure` as well, so that
 
 **Two cores for a cold cache.**  A first run compiles for 10 to 40 s of
 CPU, nearly all of it in two or three specializations that share nothing
-but numba's cache (FILA's tiny search starts at its hand-off, without DLX
-levels).  When several of those a run asks for are not in the cache at
-all, a forked child compiles some of them into it while this process
-compiles the others, then this process loads the child's (a few ms each);
+but the cache (FILA's tiny search starts at its hand-off, without DLX
+levels).  When several of those a run asks for are not compiled at all, a
+forked child compiles (or builds) some of them into the cache while this
+process does the others, then this process loads the child's (a few ms each);
 :func:`prefetch` starts such a child early, for a specialization a run
 will need after its first.  A child that fails only costs the time: its
 specializations are compiled here then.  The kernel cache's locked saves
@@ -42,12 +45,15 @@ import sys
 import time
 from typing import Callable, Iterable
 
+from bench.native import aot
+
 _recorded: dict[str, float] = {}
 _spent = 0.0
 _children: dict[str, object] = {}
 """Specialization -> the forked child (a ``multiprocessing`` process) compiling it into the cache."""
 
-COLD_COST = {"sets": 6.5, "sets+constraints": 13.2, "bits": 3.0, "fila1": 7.0, "fila2": 8.4}
+COLD_COST = {"sets": 6.5, "sets+constraints": 13.2, "bits": 3.0, "fila1": 7.0, "fila2": 8.4, "sampler": 3.0,
+             "filters": 2.0}
 """CPU seconds of each specialization compiled cold (``results/compile.md``): only to share them out evenly."""
 
 
@@ -130,30 +136,54 @@ def _fila(x: int) -> Callable[[], None]:
     return run
 
 
+def _sampler() -> None:
+    from bench.native.pipeline_estimate import tiny_sample
+
+    tiny_sample()
+
+
+def _filters() -> None:
+    # FILA's hand-off puzzle for the parity filter, the dominoes for the volume and fit filters
+    from bench.models.filters import apply_one_shot
+
+    apply_one_shot(_dominoes(2), volume=True, fit_rounds=1, parity=True)
+
+
 SPECIALIZATIONS: dict[str, Callable[[], None]] = {
     "sets": _sets(),
     "sets+constraints": _sets(**_ALL_CONSTRAINTS),
     "bits": _bits,
     "fila1": _fila(FILA_DOMINOES["fila1"]),
     "fila2": _fila(FILA_DOMINOES["fila2"]),
+    "sampler": _sampler,
+    "filters": _filters,
 }
-"""Every specialization by name, with the tiny search that compiles (or loads) it."""
+"""Every specialization by name, with the tiny search that compiles (or loads) it: the engines' kernels, FILA's
+pipeline sampler (:mod:`bench.native.pipeline_estimate`, the automatic configuration) and the one-shot filters of
+:mod:`bench.models.filters`."""
 
 
-def dispatchers(name: str) -> list:
-    """The compiled functions a specialization's first call may have to compile (for the first-run notice)."""
-    if name.startswith("fila"):
-        from bench.native.fila_kernel import fila_search
-        from bench.native.fila_lists import build_lists, local_puzzle
+def kernels_of(name: str) -> list:
+    """The kernels specialization ``name`` calls from Python (its library's, :mod:`bench.native.signatures`)."""
+    return [aot.kernel(kernel_name) for kernel_name, _ in aot.LIBRARIES[name]]
 
-        return [fila_search, local_puzzle, build_lists]
-    if name == "bits":
-        from bench.native.bitset import bitset_search
 
-        return [bitset_search]
-    from bench.native.sparse_sets import dlx_search
+def announce(stream=None) -> bool:
+    """Say on standard error, once per process, that kernels are about to be compiled; True when it said so.
 
-    return [dlx_search]
+    A first run compiles for 10 to 40 s of CPU; without a word it looks
+    like a hang.
+    """
+    global _announced
+    if _announced:
+        return False
+    _announced = True
+    print("bench: compiling the native kernels this run needs (once; cached afterwards) ...",
+          file=stream or sys.stderr, flush=True)
+    return True
+
+
+_announced = False
 
 
 def ensure(names: Iterable[str]) -> float:
@@ -162,19 +192,16 @@ def ensure(names: Iterable[str]) -> float:
     The seconds are each one's own, measured when it was first warmed in this
     process (so a second solve reports what its kernels cost, not 0); for
     one a child compiled, the wait for the child and the load.  Several
-    specializations none of whose kernels are cached are shared out with a
-    forked child (see the module docstring).
+    specializations none of whose kernels are compiled yet are shared out
+    with a forked child (see the module docstring).
     """
     global _spent
     names = sorted(set(names))
     todo = [name for name in names if name not in _recorded]
     if todo:
-        from bench.kernel_cache import announce_compilation, is_cached
-
-        # each kernel's cache index read once, for the notice and for which specializations are cold
-        uncached = [d for name in todo for d in dispatchers(name) if not is_cached(d)]
-        announce_compilation(uncached)
-        cold = [name for name in todo if name not in _children and _cold(name, uncached)]
+        cold = _cold_names([name for name in todo if name not in _children])
+        if cold:
+            announce()
         if len(cold) > 1:
             _start_child(_share_out(cold))
         # this process's own first, then the children's (loaded from the cache once they are done)
@@ -186,7 +213,7 @@ def ensure(names: Iterable[str]) -> float:
         start = time.perf_counter()
         try:
             _wait_for(name)
-            SPECIALIZATIONS[name]()
+            _warm(name)
         except BaseException:
             del _recorded[name]
             raise
@@ -195,6 +222,26 @@ def ensure(names: Iterable[str]) -> float:
         _recorded[name] = seconds
         _spent += seconds
     return sum(_recorded[name] for name in names)
+
+
+def _warm(name: str) -> None:
+    """Make specialization ``name`` ready here: its library loaded (built first if need be), else numba's kernels."""
+    if aot.load(name):
+        return
+    if _library_reason(name) is None:
+        try:
+            aot.build(name)
+        except RuntimeError as exc:
+            print(f"bench: could not build the {name} kernel library ({exc}); numba compiles its kernels instead",
+                  file=sys.stderr, flush=True)
+        if aot.load(name):
+            return
+    SPECIALIZATIONS[name]()
+
+
+def _library_reason(name: str) -> str | None:
+    """None when specialization ``name`` can have a library built here, else why not."""
+    return aot.buildable() or aot.failed(name)
 
 
 def prefetch(names: Iterable[str]) -> None:
@@ -212,16 +259,23 @@ def prefetch(names: Iterable[str]) -> None:
             _start_child([name])
 
 
-def _cold(name: str, uncached: list | None = None) -> bool:
-    """True when the cache holds none of the kernels of specialization ``name`` (any signature).
+def _cold(name: str) -> bool:
+    """True when nothing of specialization ``name`` is compiled yet: no library, and no kernel in numba's cache."""
+    return bool(_cold_names([name]))
 
-    ``uncached``: the kernels already found missing from the cache, when the caller has looked.
-    """
-    if uncached is None:
+
+def _cold_names(names: list[str]) -> list[str]:
+    """Those of ``names`` with nothing compiled yet (see :func:`_cold`), each kernel's cache index read once."""
+    if not names:
+        return []
+    cold = [name for name in names if not aot.built(name)]
+    jit = [name for name in cold if _library_reason(name) is not None]
+    if jit:
         from bench.kernel_cache import is_cached
 
-        return not any(is_cached(d) for d in dispatchers(name))
-    return all(any(d is u for u in uncached) for d in dispatchers(name))
+        cached = {id(k): is_cached(k) for name in jit for k in kernels_of(name)}
+        cold = [name for name in cold if name not in jit or not any(cached[id(k)] for k in kernels_of(name))]
+    return cold
 
 
 def _share_out(names: list[str]) -> list[str]:
@@ -278,7 +332,7 @@ def _compile_in_child(names: list[str], parent: int) -> None:
     try:
         for name in names:
             _recorded[name] = 0.0
-            SPECIALIZATIONS[name]()
+            _warm(name)
     except BaseException:
         # no traceback of its own: the process that needs the specialization compiles it and says what went wrong
         os._exit(1)

@@ -1,0 +1,181 @@
+"""Ahead-of-time kernel libraries (bench.native.aot): declared exactly, built once, loaded without numba."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections import namedtuple
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bench import kernels
+from bench.native import aot, warmup
+from bench.native.signatures import LIBRARIES
+from conftest import ROOT
+
+Pair = namedtuple("Pair", ["a", "b"])
+
+DTYPES = ["int64", "uint64", "int32", "uint32", "uint8", "bool", "float64"]
+
+
+def test_every_specialization_has_a_library_and_every_library_a_specialization():
+    assert set(LIBRARIES) == set(warmup.SPECIALIZATIONS)
+    assert all(entries for entries in LIBRARIES.values())
+
+
+def test_the_signatures_are_what_the_tiny_searches_pass():
+    # the calls are recorded before they run, from a library or numba alike: a stale declaration shows here
+    assert aot.record() == LIBRARIES
+
+
+def test_descriptions_are_numbas_own_types_of_the_arguments():
+    import numba
+
+    with kernels.recording() as seen:
+        for run in warmup.SPECIALIZATIONS.values():
+            run()
+    assert len(seen.calls) > 20
+    for _, args in seen.calls:
+        for arg in args:
+            assert aot.numba_type(aot.describe(arg)) == numba.typeof(arg)
+
+
+@given(st.sampled_from(DTYPES), st.integers(1, 3), st.booleans(), st.booleans())
+def test_an_array_matches_its_own_description_and_no_other(dtype, ndim, readonly, transposed):
+    a = np.zeros((3,) * ndim, dtype=dtype)
+    if transposed and ndim > 1:
+        a = a.T
+    a.flags.writeable = not readonly
+    text = aot.describe(a)
+    if transposed and ndim > 1:
+        # the libraries take C-contiguous arrays only: numba's type says F, and no declaration may say so
+        assert text.endswith("F")
+        with pytest.raises(ValueError):
+            aot.matcher((text,))
+        return
+    accepts = aot.matcher((text,))
+    assert accepts((a,))
+    assert accepts((np.ascontiguousarray(a),))
+    assert not accepts((a.astype("int16"),))
+    assert not accepts((np.zeros((3,) * (ndim + 1), dtype=dtype),))
+    assert not accepts((a[::2] if ndim == 1 else a[:, ::2],))
+    assert not accepts((a.tolist(),)) and not accepts(())
+    writeable = aot.matcher((text.removeprefix("readonly "),))
+    # a read-only array never goes where the function may write; a writeable one may go where it only reads
+    assert writeable((a,)) != readonly
+    assert aot.matcher(("readonly " + text.removeprefix("readonly "),))((np.zeros_like(a),))
+
+
+def test_scalars_and_named_tuples_match_as_numba_types_them():
+    accepts = aot.matcher(("int64", "bool", "uint64", "none", f"{__name__}.Pair(int64, float64)"))
+    assert accepts((3, True, np.uint64(3), None, Pair(1, 2.0)))
+    assert accepts((np.int64(3), np.bool_(False), np.uint64(0), None, Pair(np.int64(1), 2.0)))
+    assert not accepts((True, True, np.uint64(3), None, Pair(1, 2.0)))      # a bool is not an int64
+    assert not accepts((3, 1, np.uint64(3), None, Pair(1, 2.0)))
+    assert not accepts((3, True, 3, None, Pair(1, 2.0)))                    # numba types a small int int64
+    assert not accepts((3, True, np.uint64(3), 0, Pair(1, 2.0)))
+    assert not accepts((3, True, np.uint64(3), None, (1, 2.0)))             # a plain tuple is another type
+    assert not accepts((3, True, np.uint64(3), None, Pair(1, 2)))
+    assert aot.describe(Pair(1, np.zeros(2, dtype=np.int32))) == f"{__name__}.Pair(int64, int32[:])"
+    assert aot.describe((1 << 63,)) == "(uint64)"
+
+
+def test_the_key_follows_the_processor_and_the_sources(monkeypatch):
+    aot.key.cache_clear()
+    before = aot.key()
+    monkeypatch.setattr(aot, "_processor", lambda: b"another machine")
+    aot.key.cache_clear()
+    other = aot.key()
+    monkeypatch.setattr("bench.sources.kernel_digest", lambda: "edited")
+    aot.key.cache_clear()
+    edited = aot.key()
+    monkeypatch.undo()
+    aot.key.cache_clear()
+    assert len({before, other, edited}) == 3 and aot.key() == before
+
+
+PROBE = """
+import json, sys
+from bench.cli import main
+status = main(sys.argv[1:])
+native = sorted(m for m in ("numba", "llvmlite") if m in sys.modules)
+print(json.dumps({"status": status, "native": native}), file=sys.stderr)
+"""
+
+
+def _run(*argv, env=None):
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=ROOT,
+                          timeout=900, env={**os.environ, **(env or {})})
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    return report, proc.stdout, proc.stderr
+
+
+def _counters(stdout: str) -> dict:
+    keep = ("SOLUTIONS", "UNIQUE", "TOTAL", "NODES", "ATTEMPTS", "FITS", "UPDATES", "DEAD_ENDS", "NO_FITS", "FILA_",
+            "PARITY_", "VOLUME_", "FIT_FILTER", "LIST_UPDATES", "AUTO_CHOICE", "AUTO_PREDICTED", "AUTO_CANDIDATE")
+    return dict(line.split("=", 1) for line in stdout.splitlines()
+                if "=" in line and line.startswith(keep) and "SECONDS" not in line and "_PER_SEC" not in line)
+
+
+@pytest.mark.skipif(aot.buildable() is not None, reason=f"no library can be built here: {aot.buildable()}")
+@pytest.mark.parametrize("argv", [
+    ("-e", "fila", "defs/pentominoes_12x5.txt"),
+    ("-e", "dlx", "defs/pentominoes_10x6.txt"),
+    ("-e", "fila", "-w", "1", "-p", "6", "-v", "6", "defs/hexiamonds_6x6.txt"),
+    ("-e", "fila", "-w", "1", "defs/pentominoes_tetrominoes_diamond_13x13.txt", "--node-limit", "300000"),
+], ids=" ".join)
+def test_a_library_run_imports_no_numba_and_searches_as_numba_does(argv):
+    # first run (its libraries built if they were not), second run on them, then numba's JIT alone
+    first, _, _ = _run("solve", "-i", "-q", *argv)
+    library, out, _ = _run("solve", "-i", "-q", *argv)
+    jit, jit_out, _ = _run("solve", "-i", "-q", *argv, env={"BENCH_AOT": "0"})
+    assert first["status"] == library["status"] == jit["status"]
+    assert library["native"] == [] and jit["native"] == ["llvmlite", "numba"]
+    counters = _counters(out)
+    assert int(counters["NODES"]) > 0
+    assert counters == _counters(jit_out)
+
+
+def test_without_a_compiler_numba_compiles_and_the_counts_stand(tmp_path):
+    env = {"NUMBA_CACHE_DIR": str(tmp_path), "CC": str(tmp_path / "no-such-cc"), "BENCH_NO_CACHE": "1"}
+    report, out, err = _run("solve", "-q", "-e", "fila", "defs/pentominoes_20x3.txt", env=env)
+    assert report["status"] == 0 and "numba" in report["native"]
+    assert "2 unique, 8 total" in out + err
+    assert not (tmp_path / "bench-aot").exists() or not list((tmp_path / "bench-aot").rglob("*.so"))
+
+
+def test_a_failed_build_is_said_once_and_remembered(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(aot, "_loaded", set())
+    monkeypatch.setattr(warmup, "_recorded", {})
+    monkeypatch.setattr(aot, "buildable", lambda: None)
+    calls = []
+
+    def broken(spec):
+        calls.append(spec)
+        aot.directory().mkdir(parents=True, exist_ok=True)
+        aot._failure_path(spec).write_text("RuntimeError: the compiler crashed\n")
+        raise RuntimeError("RuntimeError: the compiler crashed")
+
+    monkeypatch.setattr(aot, "build", broken)
+    warmup.ensure(["bits"])
+    assert calls == ["bits"]
+    assert "could not build the bits kernel library (RuntimeError: the compiler crashed)" in capsys.readouterr().err
+    assert aot.failed("bits") == "RuntimeError: the compiler crashed"
+    monkeypatch.setattr(warmup, "_recorded", {})
+    warmup.ensure(["bits"])
+    assert calls == ["bits"] and capsys.readouterr().err == ""
+
+
+def test_a_damaged_library_is_not_loaded(tmp_path, monkeypatch):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(aot, "_loaded", set())
+    aot.directory().mkdir(parents=True)
+    aot._path("bits").write_bytes(b"not an extension module")
+    assert aot.built("bits")
+    assert not aot.load("bits")
