@@ -179,3 +179,34 @@ def test_a_damaged_library_is_not_loaded(tmp_path, monkeypatch):
     aot._path("bits").write_bytes(b"not an extension module")
     assert aot.built("bits")
     assert not aot.load("bits")
+
+
+def test_old_keys_libraries_go_and_the_shared_helpers_stay(tmp_path):
+    import os
+
+    keys = [tmp_path / f"key{k:02d}" for k in range(aot.KEPT_KEYS + 3)]
+    for age, key in enumerate(reversed(keys)):
+        key.mkdir()
+        os.utime(key, (1_000_000 - age, 1_000_000 - age))
+    helpers = tmp_path / "helpers-0123"
+    helpers.mkdir()
+    os.utime(helpers, (1, 1))
+    current = tmp_path / "current"
+    current.mkdir()
+    aot._prune(current)
+    # the current key, the KEPT_KEYS built last, and the helpers every key links
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["current", "helpers-0123", *(k.name for k in keys[-aot.KEPT_KEYS:])])
+
+
+def test_a_failed_build_is_tried_again_a_day_later(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    aot.directory().mkdir(parents=True)
+    marker = aot._failure_path("bits")
+    marker.write_text("CompileError: no space left on device\n")
+    assert aot.failed("bits") == "CompileError: no space left on device"
+    os.utime(marker, (time.time() - 2 * 86400,) * 2)
+    assert aot.failed("bits") is None

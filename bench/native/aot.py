@@ -44,6 +44,7 @@ import os
 import re
 import sys
 import sysconfig
+import time
 import warnings
 from contextlib import contextmanager
 from functools import lru_cache
@@ -59,6 +60,8 @@ __all__ = ["LIBRARIES", "build", "buildable", "built", "candidates", "describe",
            "matcher", "module_name", "numba_type", "record"]
 
 _loaded: set[str] = set()
+_modules: dict[str, object] = {}
+"""Specialization -> its library's module, once imported (all are named :data:`EXTENSION`, none in sys.modules)."""
 _SCALARS = {"int64", "uint64", "int32", "uint32", "int8", "uint8", "bool", "float64", "none"}
 
 
@@ -223,9 +226,14 @@ def numba_type(description: str):
 # -- where libraries live ----------------------------------------------------------------------
 
 
+EXTENSION = "bench_aot"
+"""The name every library is built and imported under (``PyInit_bench_aot``): numba's C helpers, which pycc
+compiles into each module under its name, are then compiled once and linked into all (:func:`_helpers`)."""
+
+
 def module_name(spec: str) -> str:
-    """The extension module a specialization's library is: ``bench_aot_`` and the name as an identifier."""
-    return "bench_aot_" + re.sub(r"\W", "_", spec)
+    """The file name (without suffix) of a specialization's library: ``bench_aot_`` and the name as an identifier."""
+    return f"{EXTENSION}_" + re.sub(r"\W", "_", spec)
 
 
 def _export_name(kernel: str, index: int) -> str:
@@ -318,20 +326,19 @@ def load(spec: str) -> bool:
     path = _path(spec)
     if not path.is_file():
         return False
-    name = module_name(spec)
-    module = sys.modules.get(name)
+    module = _modules.get(spec)
     if module is not None and getattr(module, "__file__", None) != str(path):
-        # another key's library of the same name is loaded here (the cache moved under a running process)
+        # another key's library of the same specialization is loaded here (the cache moved under a running process)
         return False
     if module is None:
-        loader_spec = importlib.util.spec_from_file_location(name, path)
+        loader_spec = importlib.util.spec_from_file_location(EXTENSION, path)
         try:
             module = importlib.util.module_from_spec(loader_spec)
             loader_spec.loader.exec_module(module)
         except ImportError:
             # a library that does not load (a truncated file, another machine's): numba compiles instead
             return False
-        sys.modules[name] = module
+        _modules[spec] = module
     for index, (kernel_name, descriptions) in enumerate(LIBRARIES[spec]):
         kernel(kernel_name).attach(matcher(descriptions), getattr(module, _export_name(kernel_name, index)))
     _loaded.add(spec)
@@ -382,10 +389,17 @@ def obtainable(spec: str) -> bool:
     return spec in _loaded or (enabled() and (built(spec) or (buildable() is None and failed(spec) is None)))
 
 
+FAILURE_DAYS = 1.0
+"""A failed build is tried again after this many days (a compiler installed meanwhile, a disk no longer full)."""
+
+
 def failed(spec: str) -> str | None:
-    """Why an earlier build of ``spec`` failed for this key, or None."""
+    """Why an earlier build of ``spec`` failed for this key (within :data:`FAILURE_DAYS`), or None."""
+    path = _failure_path(spec)
     try:
-        return _failure_path(spec).read_text().strip() or "failed"
+        if time.time() - path.stat().st_mtime > FAILURE_DAYS * 86400:
+            return None
+        return path.read_text().strip() or "failed"
     except OSError:
         return None
 
@@ -445,16 +459,18 @@ def build(spec: str) -> Path:
 
         work = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
         try:
-            cc = CC(module_name(spec))
+            cc = CC(EXTENSION)
             cc.output_dir = str(work)
             cc.target_cpu = "host"
-            # numba's C helpers: quick to compile, little of their time in a search (no debug information)
             cc._extra_cflags = {sys.platform: ["-O3", "-g0"]} if os.name == "posix" else {}
+            compile_helpers = cc._compile_mixins
+            cc._compile_mixins = lambda build_dir: _helpers(cc, compile_helpers, build_dir)
             for index, (kernel_name, descriptions, py_func) in enumerate(functions):
                 cc.export(_export_name(kernel_name, index), tuple(numba_type(d) for d in descriptions))(py_func)
             with _host_features():
                 cc.compile()
             os.replace(work / cc.output_file, target)
+            _failure_path(spec).unlink(missing_ok=True)
         except Exception as exc:
             reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[-1] if str(exc).strip() else ''}"
             try:
@@ -464,7 +480,63 @@ def build(spec: str) -> Path:
             raise RuntimeError(reason) from exc
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    _prune(folder)
     return target
+
+
+def _helpers(cc, compile_helpers, build_dir: str) -> list[str]:
+    """numba's C helpers (runtime, helperlib, the module's init) as object files: compiled once, then kept.
+
+    They depend on numba's sources, Python's headers and the compiler, not
+    on the kernels (all libraries share one extension name), so a first run
+    that builds four libraries compiles them once (0.6 s of gcc each time
+    saved), and a rebuild after an edit of the kernels not at all.
+    """
+    import shutil
+
+    digest = hashlib.sha256()
+    for part in (_file_bytes("numba", "_version.py"), sys.version.encode(), repr(cc._get_mixin_defines()).encode(),
+                 repr(cc._get_extra_cflags()).encode(), repr(sysconfig.get_config_vars("CC", "CFLAGS")).encode(),
+                 os.environ.get("CC", "").encode(), _processor()):
+        digest.update(part)
+        digest.update(b"\0")
+    kept = directory().parent / f"helpers-{digest.hexdigest()[:16]}"
+    names = [f"{i}-{Path(source).stem}.o" for i, source in enumerate(cc._get_mixin_sources())]
+    if all((kept / name).is_file() for name in names):
+        return [str(kept / name) for name in names]
+    objects = compile_helpers(build_dir)
+    try:
+        kept.mkdir(parents=True, exist_ok=True)
+        for name, made in zip(names, objects):
+            part = kept / f".{name}.{os.getpid()}"
+            shutil.copyfile(made, part)
+            os.replace(part, kept / name)
+    except OSError:
+        # kept or not, this build has its objects
+        pass
+    return objects
+
+
+KEPT_KEYS = 8
+"""Libraries of this many keys are kept beside the current one, the most recently built first."""
+
+
+def _prune(current: Path) -> None:
+    """Remove the libraries of all but the :data:`KEPT_KEYS` keys built last besides ``current``.
+
+    Every edit of a kernel's sources, and every new numba, makes a new key;
+    libraries of older ones would pile up (1 to 3 MB a key).
+    """
+    import shutil
+
+    try:
+        others = [p for p in current.parent.iterdir() if p.is_dir() and p != current and
+                  not p.name.startswith("helpers-")]
+        others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return
+    for old in others[KEPT_KEYS:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 # -- the signatures ----------------------------------------------------------------------------
