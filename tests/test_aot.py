@@ -123,19 +123,24 @@ def _counters(stdout: str) -> dict:
 
 
 @pytest.mark.skipif(aot.buildable() is not None, reason=f"no library can be built here: {aot.buildable()}")
-@pytest.mark.parametrize("argv", [
-    ("-e", "fila", "defs/pentominoes_12x5.txt"),
-    ("-e", "dlx", "defs/pentominoes_10x6.txt"),
-    ("-e", "fila", "-w", "1", "-p", "6", "-v", "6", "defs/hexiamonds_6x6.txt"),
-    ("-e", "fila", "-w", "1", "defs/pentominoes_tetrominoes_diamond_13x13.txt", "--node-limit", "300000"),
-], ids=" ".join)
-def test_a_library_run_imports_no_numba_and_searches_as_numba_does(argv):
+@pytest.mark.parametrize("argv, libraries", [
+    (("-e", "fila", "defs/pentominoes_12x5.txt"), {"sets", "fila1"}),
+    (("-e", "dlx", "defs/pentominoes_10x6.txt"), {"bits"}),
+    (("-e", "fila", "-w", "1", "-p", "6", "-v", "6", "defs/hexiamonds_6x6.txt"), {"sets+constraints"}),
+    (("-e", "fila", "-w", "1", "defs/pentominoes_tetrominoes_diamond_13x13.txt", "--node-limit", "300000"),
+     {"sets+constraints", "fila1"}),
+    (("-e", "fila", "-w", "1", "-f", "17", "defs/pentominoes_1s_30x3.txt"), {"sets", "fila2"}),
+], ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
+def test_a_library_run_imports_no_numba_and_searches_as_numba_does(argv, libraries):
     # first run (its libraries built if they were not), second run on them, then numba's JIT alone
     first, _, _ = _run("solve", "-i", "-q", *argv)
     library, out, _ = _run("solve", "-i", "-q", *argv)
     jit, jit_out, _ = _run("solve", "-i", "-q", *argv, env={"BENCH_AOT": "0"})
     assert first["status"] == library["status"] == jit["status"]
     assert library["native"] == [] and jit["native"] == ["llvmlite", "numba"]
+    [ran] = [line.split("=", 1)[1] for line in out.splitlines() if line.startswith("KERNEL_LIBRARIES=")]
+    assert libraries <= set(ran.split(","))
+    assert "KERNEL_LIBRARIES=none (numba's JIT: BENCH_AOT=0)" in jit_out
     counters = _counters(out)
     assert int(counters["NODES"]) > 0
     assert counters == _counters(jit_out)

@@ -52,7 +52,18 @@ def timing_table(result, prepare_timings: dict) -> list[str]:
     return lines
 
 
+def kernel_lines() -> list[str]:
+    """``KERNEL_LIBRARIES``: the kernel libraries this process ran on, or ``none`` and why numba compiled instead."""
+    from bench.native import aot
+
+    loaded = aot.loaded()
+    reason = None if loaded else aot.buildable()
+    value = ",".join(loaded) if loaded else "none" + (f" (numba's JIT: {reason})" if reason else "")
+    return ["# Kernel libraries built ahead of time this process ran on (bench.native.aot)",
+            f"KERNEL_LIBRARIES={value}"]
+
+
 def footer_lines(result, prepare_timings: dict, stopped: float) -> list[str]:
-    """The timing table and ``STOP_TIME``."""
-    return timing_table(result, prepare_timings) + [
+    """The kernel libraries, the timing table and ``STOP_TIME``."""
+    return kernel_lines() + timing_table(result, prepare_timings) + [
         "# Program stop time", f"STOP_TIME={time.strftime(TIME_FORMAT, time.localtime(stopped))}"]

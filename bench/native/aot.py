@@ -57,7 +57,7 @@ from bench import kernels as _kernels
 from bench.native.signatures import LIBRARIES
 
 __all__ = ["LIBRARIES", "build", "buildable", "built", "candidates", "describe", "directory", "failed", "load",
-           "matcher", "module_name", "numba_type", "record"]
+           "loaded", "matcher", "module_name", "numba_type", "obtainable", "record"]
 
 _loaded: set[str] = set()
 _modules: dict[str, object] = {}
@@ -343,6 +343,11 @@ def load(spec: str) -> bool:
         kernel(kernel_name).attach(matcher(descriptions), getattr(module, _export_name(kernel_name, index)))
     _loaded.add(spec)
     return True
+
+
+def loaded() -> list[str]:
+    """The specializations whose libraries this process has loaded, sorted."""
+    return sorted(_loaded)
 
 
 def candidates(kernel_name: str) -> list[tuple[str, Callable[[tuple], bool]]]:
