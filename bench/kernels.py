@@ -34,7 +34,7 @@ import sys
 import threading
 from typing import Callable
 
-__all__ = ["Kernel", "Lazy", "kernels", "materialize", "materialized", "njit", "recording"]
+__all__ = ["Kernel", "Lazy", "kernels", "lazy", "materialize", "njit", "recording"]
 
 _lock = threading.RLock()
 _materialized = False
@@ -111,11 +111,6 @@ class Kernel:
             self._compiled.append((accepts, function))
 
     @property
-    def compiled(self) -> tuple:
-        """The library functions attached so far, as ``(accepts, function)`` pairs."""
-        return tuple(self._compiled)
-
-    @property
     def dispatcher(self):
         """numba's dispatcher of this kernel, made (and numba imported) on first use."""
         materialize()
@@ -173,11 +168,6 @@ def lazy(module: str, name: str) -> Lazy:
 def kernels() -> dict[str, Kernel]:
     """Every kernel defined so far, by qualified name (``bench.native.fila_kernel.fila_search``)."""
     return dict(_kernels)
-
-
-def materialized() -> bool:
-    """True once numba has been imported and taught the package's kernels (see :func:`materialize`)."""
-    return _materialized
 
 
 def materialize() -> None:
