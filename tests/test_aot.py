@@ -215,3 +215,21 @@ def test_a_failed_build_is_tried_again_a_day_later(tmp_path, monkeypatch):
     assert aot.failed("bits") == "CompileError: no space left on device"
     os.utime(marker, (time.time() - 2 * 86400,) * 2)
     assert aot.failed("bits") is None
+
+
+def test_a_build_killed_halfway_leaves_nothing_for_long(tmp_path, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(aot, "LIBRARIES", {"tiny": ()})
+    folder = aot.directory()
+    folder.mkdir(parents=True)
+    killed, running = folder / ".build-killed", folder / ".build-running"
+    for work in (killed, running):
+        work.mkdir()
+        (work / "bench_aot.o").write_bytes(b"half an object")
+    os.utime(killed, (time.time() - 7200,) * 2)
+    # a library of no function: quick to build, and built after the clean-up
+    assert aot.build("tiny").is_file()
+    assert not killed.exists() and running.exists()

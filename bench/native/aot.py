@@ -462,6 +462,13 @@ def build(spec: str) -> Path:
             warnings.simplefilter("ignore")
             from numba.pycc import CC
 
+        for stale in folder.glob(".build-*"):
+            # a build killed halfway (another process's builds are under an hour old)
+            try:
+                if time.time() - stale.stat().st_mtime > 3600:
+                    shutil.rmtree(stale, ignore_errors=True)
+            except OSError:
+                pass
         work = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
         try:
             cc = CC(EXTENSION)
