@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench.errors import UsageError
@@ -182,3 +183,26 @@ def open_append(path: str | Path, what: str = "output"):
         return open(path, "ab")
     except OSError as exc:
         raise UsageError(f"{what} {path}: cannot write: {exc.strerror or exc}") from None
+
+
+@contextmanager
+def exclusive_lock(path: str | Path):
+    """Hold an exclusive ``flock`` on the file ``path`` (made if missing) for the block.
+
+    For caches that several processes fill at once.  Where the platform has
+    no ``fcntl`` or the file cannot be opened, the block runs without the
+    lock: the writes inside say what is wrong, or the cache goes without.
+    """
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        handle = open(path, "ab")
+    except OSError:
+        yield
+        return
+    with handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

@@ -64,7 +64,6 @@ import hashlib
 import itertools
 import os
 import sys
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -78,8 +77,7 @@ from numba.core.runtime import nrtdynmod, rtsys
 from bench.about import DISTRIBUTION
 from bench.sources import ROOT, kernel_digest
 
-__all__ = ["announce_compilation", "initialize_runtime", "install", "is_cached", "numba_njit", "runtime_directory",
-           "save_entry"]
+__all__ = ["initialize_runtime", "install", "is_cached", "numba_njit", "runtime_directory", "save_entry"]
 
 @lru_cache(maxsize=None)
 def _package_digest() -> str:
@@ -164,25 +162,6 @@ def _save_overload(self, sig, data):
         save_entry(self._cache_file, key, self._impl.reduce(data))
 
 
-@contextmanager
-def _folder_lock(folder: str):
-    """Hold an exclusive lock on ``folder``'s :data:`SAVE_LOCK` (no lock where the platform or folder has none)."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    try:
-        handle = open(os.path.join(folder, SAVE_LOCK), "ab")
-    except OSError:
-        # a folder we cannot create the lock in: the save itself says why, or numba's guard takes it
-        yield
-        return
-    with handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
-
-
 def save_entry(cache_file, key, data) -> None:
     """Store ``data`` under ``key`` in numba's ``IndexDataCacheFile`` ``cache_file``, safely beside other processes.
 
@@ -191,7 +170,10 @@ def save_entry(cache_file, key, data) -> None:
     written before the index names it, so a reader never meets an entry
     without its data.
     """
-    with _folder_lock(cache_file._cache_path):
+    from bench.files import exclusive_lock
+
+    # a folder we cannot create the lock in: the save itself says why, or numba's guard takes it
+    with exclusive_lock(os.path.join(cache_file._cache_path, SAVE_LOCK)):
         overloads = cache_file._load_index()
         name = overloads.get(key)
         if name is None:
@@ -348,13 +330,3 @@ def is_cached(kernel) -> bool:
         return bool(cache._cache_file._load_index())
     except (AttributeError, OSError, EOFError, ValueError):
         return False
-
-
-def announce_compilation(kernels, stream=None) -> bool:
-    """Say on standard error, once per process (:func:`bench.native.warmup.announce`), that kernels are about to
-    be compiled, when any of ``kernels`` is not cached yet; True when it said so."""
-    from bench.native.warmup import announce
-
-    if all(is_cached(k) for k in kernels):
-        return False
-    return announce(stream)

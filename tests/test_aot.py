@@ -158,6 +158,7 @@ def test_a_failed_build_is_said_once_and_remembered(tmp_path, monkeypatch, capsy
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(aot, "_loaded", set())
     monkeypatch.setattr(warmup, "_recorded", {})
+    monkeypatch.setattr(warmup, "_build_failures", set())
     monkeypatch.setattr(aot, "buildable", lambda: None)
     calls = []
 
@@ -233,3 +234,13 @@ def test_a_build_killed_halfway_leaves_nothing_for_long(tmp_path, monkeypatch):
     # a library of no function: quick to build, and built after the clean-up
     assert aot.build("tiny").is_file()
     assert not killed.exists() and running.exists()
+
+
+def test_a_cache_folder_that_cannot_be_made_is_said_in_one_line_and_numba_compiles():
+    env = {"NUMBA_CACHE_DIR": "/proc/no-such-folder", "BENCH_NO_CACHE": "1"}
+    report, out, err = _run("solve", "-q", "-e", "fila", "-w", "1", "defs/pentominoes_20x3.txt", env=env)
+    assert report["status"] == 0 and "numba" in report["native"]
+    assert "2 unique, 8 total" in err and "Traceback" not in err
+    said = [line for line in err.splitlines() if "could not build" in line]
+    # one line per process that tried (this one, and the children that built beside it), never one per library
+    assert 1 <= len(said) <= 3 and all("cannot make the libraries' folder /proc/no-such-folder" in s for s in said)

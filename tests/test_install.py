@@ -13,7 +13,7 @@ from bench.bundled import DEFS as BUNDLED
 from bench.cli import main
 from bench.cli.options import journal_dir
 from bench.engines import get_engine
-from bench.kernel_cache import announce_compilation, is_cached
+from bench.kernel_cache import is_cached
 from conftest import DEFS, ROOT
 
 
@@ -53,13 +53,12 @@ def test_journals_go_to_the_user_cache_directory(monkeypatch, tmp_path):
 
 
 def test_the_compile_notice_names_the_wait_once(monkeypatch):
-    from bench.native.sparse_sets import dlx_search
+    from bench.native import warmup
 
     stream = io.StringIO()
-    monkeypatch.setattr("bench.native.warmup._announced", False)
-    monkeypatch.setattr("bench.kernel_cache.is_cached", lambda dispatcher: False)
-    assert announce_compilation([dlx_search], stream)
-    assert not announce_compilation([dlx_search], stream)
+    monkeypatch.setattr(warmup, "_announced", False)
+    assert warmup.announce(stream)
+    assert not warmup.announce(stream)
     assert stream.getvalue().count("compiling the native kernels") == 1
 
 

@@ -54,6 +54,7 @@ from typing import Callable
 import numpy as np
 
 from bench import kernels as _kernels
+from bench.files import exclusive_lock
 from bench.native.signatures import LIBRARIES
 
 __all__ = ["LIBRARIES", "build", "buildable", "built", "candidates", "describe", "directory", "failed", "load",
@@ -383,8 +384,8 @@ def buildable() -> str | None:
         return "Python's headers (Python.h) are not installed"
     import shutil
 
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
+    compiler = os.environ.get("CC", sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
         return f"no C compiler ({compiler})"
     return None
 
@@ -407,19 +408,6 @@ def failed(spec: str) -> str | None:
         return path.read_text().strip() or "failed"
     except OSError:
         return None
-
-
-@contextmanager
-def _locked(folder: Path, spec: str):
-    """An exclusive lock on ``spec``'s build in ``folder`` (none where the platform has no ``fcntl``)."""
-    try:
-        import fcntl
-    except ImportError:
-        yield
-        return
-    with open(folder / (module_name(spec) + ".lock"), "ab") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
 
 
 @contextmanager
@@ -449,9 +437,12 @@ def build(spec: str) -> Path:
     import tempfile
 
     folder = directory()
-    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RuntimeError(f"cannot make the libraries' folder {folder}: {exc.strerror or exc}") from None
     target = _path(spec)
-    with _locked(folder, spec):
+    with exclusive_lock(folder / (module_name(spec) + ".lock")):
         if target.is_file():
             return target
         functions = [(kernel_name, descriptions, kernel(kernel_name).py_func)
@@ -469,8 +460,9 @@ def build(spec: str) -> Path:
                     shutil.rmtree(stale, ignore_errors=True)
             except OSError:
                 pass
-        work = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
+        work = None
         try:
+            work = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
             cc = CC(EXTENSION)
             cc.output_dir = str(work)
             cc.target_cpu = "host"
@@ -491,7 +483,8 @@ def build(spec: str) -> Path:
                 pass
             raise RuntimeError(reason) from exc
         finally:
-            shutil.rmtree(work, ignore_errors=True)
+            if work is not None:
+                shutil.rmtree(work, ignore_errors=True)
     _prune(folder)
     return target
 

@@ -143,7 +143,6 @@ def _sampler() -> None:
 
 
 def _filters() -> None:
-    # FILA's hand-off puzzle for the parity filter, the dominoes for the volume and fit filters
     from bench.models.filters import apply_one_shot
 
     apply_one_shot(_dominoes(2), volume=True, fit_rounds=1, parity=True)
@@ -184,6 +183,8 @@ def announce(stream=None) -> bool:
 
 
 _announced = False
+_build_failures: set[str] = set()
+"""The reasons of the library builds that failed in this process, each said once."""
 
 
 def ensure(names: Iterable[str]) -> float:
@@ -232,8 +233,11 @@ def _warm(name: str) -> None:
         try:
             aot.build(name)
         except RuntimeError as exc:
-            print(f"bench: could not build the {name} kernel library ({exc}); numba compiles its kernels instead",
-                  file=sys.stderr, flush=True)
+            # once per reason and process: a folder that cannot be written fails every library alike
+            if str(exc) not in _build_failures:
+                _build_failures.add(str(exc))
+                print(f"bench: could not build the {name} kernel library ({exc}); numba compiles the kernels "
+                      "instead", file=sys.stderr, flush=True)
         if aot.load(name):
             return
     SPECIALIZATIONS[name]()
