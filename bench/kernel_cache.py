@@ -64,7 +64,6 @@ import hashlib
 import itertools
 import os
 import sys
-from functools import lru_cache
 from pathlib import Path
 
 import llvmlite
@@ -79,12 +78,6 @@ from bench.sources import ROOT, kernel_digest
 
 __all__ = ["initialize_runtime", "install", "is_cached", "numba_njit", "runtime_directory", "save_entry"]
 
-@lru_cache(maxsize=None)
-def _package_digest() -> str:
-    # once per process: the sources a process has imported do not change under it
-    return kernel_digest()
-
-
 class _PackageStamp:
     """A locator of numba's own kind, for this package's files only, whose stamp adds :func:`kernel_digest`."""
 
@@ -95,7 +88,7 @@ class _PackageStamp:
         return super().from_function(py_func, py_file)
 
     def get_source_stamp(self):
-        return super().get_source_stamp(), _package_digest()
+        return super().get_source_stamp(), kernel_digest()
 
 
 class UserProvidedLocator(_PackageStamp, caching.UserProvidedCacheLocator):

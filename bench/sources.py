@@ -46,7 +46,17 @@ def kernel_sources(root: Path = ROOT) -> list[Path]:
 
 
 def kernel_digest(root: Path = ROOT) -> str:
-    """A digest of the contents of :func:`kernel_sources`."""
+    """A digest of the contents of :func:`kernel_sources`; the package's computed once per process (numba's cache
+    and the kernel libraries both key on it, and the sources a process has imported do not change under it)."""
+    return _package_kernel_digest() if root == ROOT else _kernel_digest(root)
+
+
+@lru_cache(maxsize=None)
+def _package_kernel_digest() -> str:
+    return _kernel_digest(ROOT)
+
+
+def _kernel_digest(root: Path) -> str:
     digest = hashlib.sha256()
     modules = sources(root)
     for path in kernel_sources(root):
