@@ -137,6 +137,7 @@ def _fake_specializations(monkeypatch, tmp_path, names):
     monkeypatch.setattr(warmup, "SPECIALIZATIONS", {name: compile_one(name) for name in names})
     monkeypatch.setattr(warmup, "_recorded", {})
     monkeypatch.setattr(warmup, "_children", {})
+    monkeypatch.setattr(warmup, "_here", [])
     monkeypatch.setattr(warmup, "kernels_of", lambda name: [])
     monkeypatch.setattr(warmup, "_cold_names", lambda names: [n for n in names if not (tmp_path / n).exists()])
     # no library: what the fakes do is all there is to each
@@ -204,16 +205,38 @@ def test_a_default_solve_asks_for_the_split_decisions_kernel_beside_its_own(monk
     assert calls[:2] == [("prefetch", ["sets"]), ("ensure", ["bits"])]
 
 
-def test_each_prefetched_specialization_gets_a_child_of_its_own(monkeypatch, tmp_path):
+def test_a_prefetch_gives_the_dearest_to_a_child_and_compiles_the_rest_here_while_it_waits(monkeypatch, tmp_path):
     import os
+    import time
 
-    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1"])
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1", "bits"])
+    me = os.getpid()
+    quick = warmup.SPECIALIZATIONS["fila1"]
+
+    def slow_in_the_child():
+        quick()
+        if os.getpid() != me:
+            time.sleep(1.0)
+
+    warmup.SPECIALIZATIONS["fila1"] = slow_in_the_child
     warmup.prefetch(["sets", "fila1"])
-    children = dict(warmup._children)
-    assert set(children) == {"sets", "fila1"} and children["sets"] is not children["fila1"]
-    warmup.ensure(["sets", "fila1"])
-    first = {name: int((tmp_path / name).read_text().split()[0]) for name in ("sets", "fila1")}
-    assert len(set(first.values())) == 2 and os.getpid() not in first.values()
+    # fila1 (9.8 s cold) in a child; sets (6.5 s) is this process's, not started yet
+    assert set(warmup._children) == {"fila1"} and warmup._here == ["sets"]
+    assert not (tmp_path / "sets").exists()
+    # a later prefetch of it starts no child: it is planned here
+    warmup.prefetch(["sets"])
+    assert set(warmup._children) == {"fila1"}
+    warmup.ensure(["bits"])
+    assert not (tmp_path / "sets").exists()
+    warmup.ensure(["fila1"])
+    # sets was compiled here while this process waited for fila1's child, which then loaded here
+    assert (tmp_path / "sets").read_text().split() == [str(me)] and warmup._here == []
+    fila1 = [int(pid) for pid in (tmp_path / "fila1").read_text().split()]
+    assert len(fila1) == 2 and fila1[0] != me and fila1[1] == me
+    warmup.ensure(["sets", "bits"])
+    assert (tmp_path / "sets").read_text().split() == [str(me)]
+    assert (tmp_path / "bits").read_text().split() == [str(me)]
+    assert warmup._children == {}
 
 
 def test_bench_run_starts_every_engines_kernels_before_it_waits_for_any(monkeypatch):

@@ -136,7 +136,8 @@ def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
         limit = max(limit, vol[r])
     # marks: BLOCKED on filled cells, 1 on open ones; each option checked gets its own gen above 1
     gen = 1
-    rmark[:n_reg] = 0
+    for r in range(n_reg):
+        rmark[r] = 0
     n_out = 0
     for t in range(n_cells, n_items):
         if count[t] >= hi[t] or size[t] == 0:

@@ -289,15 +289,21 @@ def local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_ce
     n_words = 1 if n_open <= 64 else 2
     geometric = n_box <= 64 * n_words
     n_local = n_box if geometric else n_open
-    local_of = np.full(n_items, -1, dtype=np.int32)
-    open_cells = np.full(n_local, -1, dtype=np.int64)
+    # filled by loops: np.full costs numba an implementation to compile per type
+    local_of = np.empty(n_items, dtype=np.int32)
+    shape_of = np.empty(n_items, dtype=np.int32)
+    for t in range(n_items):
+        local_of[t] = -1
+        shape_of[t] = -1
+    open_cells = np.empty(n_local, dtype=np.int64)
+    for t in range(n_local):
+        open_cells[t] = -1
     m = 0
     for t in scan_cells:
         if count[t] == 0:
             local_of[t] = box_of[t] if geometric else m
             open_cells[local_of[t]] = t
             m += 1
-    shape_of = np.full(n_items, -1, dtype=np.int32)
     n_shapes = 0
     for t in range(n_cells, n_items):
         if hi[t] > count[t]:

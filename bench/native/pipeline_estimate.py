@@ -99,7 +99,9 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
         while t < total:
             occ0 = np.uint64(0)
             occ1 = np.uint64(0)
-            count[:] = 0
+            # loops, not slice assignments: those cost numba 2 s more to compile here
+            for s in range(n_shapes):
+                count[s] = 0
             weight = 1.0
             placed = 0
             in_fila = False
@@ -125,7 +127,8 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                     in_fila = True
                 if not in_fila and not (placed == 0 and root_degree > 0):
                     # DLX: the item of fewest live options
-                    deg[:] = 0
+                    for i in range(n_cells + n_shapes):
+                        deg[i] = 0
                     for o in range(n_opt):
                         if dead[k, o] or count[opt_shape[o]] >= hi[opt_shape[o]] or not _fits(mask, o, occ0, occ1):
                             continue
@@ -249,7 +252,8 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                         root_attempts = attempts
                         root_fixed = fixed
                         root_fila = in_fila
-                        root_kids[:n_kids] = kids[:n_kids]
+                        for i in range(n_kids):
+                            root_kids[i] = kids[i]
                         total = ((trials + n_kids - 1) // n_kids) * n_kids
                     pick = t % n_kids
                     o = root_kids[pick]

@@ -281,37 +281,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
         return trace > 0 and left >= trace
 
-    # The steps of FORWARD, named.  Each runs at most once per node; the split sub-problem's prefix is off the hot
-    # path.  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures they
+    # A step of FORWARD, named: it runs at most once per node.  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures they
     # would be inlined and processed in every specialization, then pruned from the one without them.
-
-    def replay(level):
-        # place the prefix's option at this level: the same state the splitter reached, counted by it already;
-        # False when it does not fit
-        o = force_opt[level]
-        save(2 * level)
-        for q in range(force_ex_ptr[level], force_ex_ptr[level + 1]):
-            drop_option(force_ex[q])
-        x = opt_ptr[o]
-        b = opt_items[x]
-        branch[level] = b
-        mode[level] = 2
-        count[b] += 1
-        if count[b] == lo[b]:
-            unlist(b)
-        if count[b] == hi[b]:
-            close(b, False)
-        else:
-            drop_option(o)
-        if commit(o, x) < 0:
-            uncommit(o, x)
-            if count[b] == lo[b]:
-                relist(b)
-            count[b] -= 1
-            restore(2 * level)
-            return False
-        placed(level, x, o)
-        return True
 
     def ready_for_handoff():
         # hand the branch over unless an item is forced (0 or 1 options) or too many cells or shapes are open
@@ -369,10 +340,14 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if level >= base:
                     state[S_UPDATES] += n
             if level < base:
-                if replay(level):
-                    level += 1
-                else:
-                    phase = BACKUP
+                # the prefix's option at this level, placed by MULTI: the state the splitter reached
+                o = force_opt[level]
+                save(2 * level)
+                for q in range(force_ex_ptr[level], force_ex_ptr[level + 1]):
+                    drop_option(force_ex[q])
+                branch[level] = opt_items[opt_ptr[o]]
+                mode[level] = 2
+                phase = MULTI
                 continue
             if (handoff_at > 0 and remaining <= handoff_at and not sample and level >= base
                     and not (level == 0 and first_item >= 0) and ready_for_handoff()):
@@ -449,19 +424,26 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 status = TRACE
                 break
         elif phase == MULTI:
+            # an identical-piece level's next branch, or a prefix's replayed level (not counted: the splitter
+            # counted it); one copy of commit for both, as every copy (with close and remove inside) is numba IR
+            # that each later compile pass walks
             b = branch[level]
-            need = lo[b] - count[b]
-            if size[b] < need:
+            counted = level >= base
+            if not counted:
+                x = opt_ptr[force_opt[level]]
+            elif size[b] < lo[b] - count[b]:
                 restore(2 * level)
                 phase = BACKUP
                 continue
-            x = largest(b)
+            else:
+                x = largest(b)
             o = node_opt[x]
             save(2 * level + 1)
             # mirrored on purpose by the bitset kernel's placement (bench.native.bitset): the counters must agree
             remaining = n_pieces - level
-            attempts[remaining] += 1
-            fits[remaining] += 1
+            if counted:
+                attempts[remaining] += 1
+                fits[remaining] += 1
             count[b] += 1
             if count[b] == lo[b]:
                 unlist(b)
@@ -476,14 +458,20 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 if count[b] == lo[b]:
                     relist(b)
                 count[b] -= 1
+                if not counted:
+                    restore(2 * level)
+                    phase = BACKUP
+                    continue
                 state[S_UPDATES] += drop_option(o)
                 state[S_DEAD] += 1
                 continue
-            state[S_UPDATES] += n + m
-            updates_by[remaining] += n + m
             placed(level, x, o)
             level += 1
             phase = FORWARD
+            if not counted:
+                continue
+            state[S_UPDATES] += n + m
+            updates_by[remaining] += n + m
             if trace != 0 and traced(True, n_pieces - level):
                 state[S_TRACE_KIND] = 1
                 status = TRACE
@@ -500,14 +488,8 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             uncommit(o, x)
             if mode[level] == 0:
                 phase = TRY
-            elif mode[level] == 2:
-                if count[b] == lo[b]:
-                    relist(b)
-                count[b] -= 1
-                restore(2 * level)
-                continue
-            elif sample:
-                # one random branch per node: this identical-piece level is done
+            elif mode[level] == 2 or sample:
+                # a prefix's level, or, on a random path, an identical-piece level's one branch: this level is done
                 if count[b] == lo[b]:
                     relist(b)
                 count[b] -= 1

@@ -51,10 +51,13 @@ _recorded: dict[str, float] = {}
 _spent = 0.0
 _children: dict[str, object] = {}
 """Specialization -> the forked child (a ``multiprocessing`` process) compiling it into the cache."""
+_here: list[str] = []
+"""Specializations a :func:`prefetch` left to this process, compiled while it waits for a child."""
 
-COLD_COST = {"sets": 6.5, "sets+constraints": 13.2, "bits": 3.0, "fila1": 7.0, "fila2": 8.4, "sampler": 3.0,
-             "filters": 2.0}
-"""CPU seconds of each specialization compiled cold (``results/compile.md``): only to share them out evenly."""
+COLD_COST = {"sets": 6.5, "sets+constraints": 10.0, "bits": 3.0, "fila1": 9.8, "fila2": 11.0, "sampler": 4.6,
+             "filters": 1.5}
+"""CPU seconds of each specialization's library built cold (``python -m bench.benchmarks.compile``): only to share
+them out evenly."""
 
 
 def search_specialization(constraints_active: bool) -> str:
@@ -249,18 +252,27 @@ def _library_reason(name: str) -> str | None:
 
 
 def prefetch(names: Iterable[str]) -> None:
-    """Start compiling, a forked child each, those of ``names`` whose kernels are not cached at all; returns at once.
+    """Start compiling, in a forked child, the dearest of ``names`` whose kernels are not cached at all; returns at once.
 
-    For specializations a run will need after the one it compiles first
-    (FILA's, while its automatic configuration compiles ``sets``; the next
-    engine's, while ``bench run`` warms the first): the :func:`ensure`
-    that needs one waits for its child, then loads it.  A child each: what
-    else this process will compile is not known yet, so the operating
-    system shares the cores out.
+    For specializations a run will need after what it compiles first (FILA's
+    while its automatic configuration builds the sampler's, the next
+    engine's while ``bench run`` warms the first): the :func:`ensure` that
+    needs one waits for its child, then loads it.  The rest of ``names``
+    are this process's: compiled when first needed, or, sooner, while it
+    would otherwise wait for a child.  One child per call, as two cores
+    give one process to spare: a child each for FILA's and DLX's kernels
+    beside the sampler's here cost a first 10x6 solve 1 to 2 s more CPU
+    than two processes (each process compiles the kernels' shared callees
+    and numba's own implementations again).
     """
-    for name in sorted(set(names)):
-        if name not in _recorded and name not in _children and _cold(name):
-            _start_child([name])
+    cold = [name for name in sorted(set(names))
+            if name not in _recorded and name not in _children and name not in _here and _cold(name)]
+    if not cold:
+        return
+    dearest = max(cold, key=lambda name: COLD_COST.get(name, 5.0))
+    _start_child([dearest])
+    if dearest in _children:
+        _here.extend(name for name in cold if name != dearest and name not in _here)
 
 
 def _cold(name: str) -> bool:
@@ -329,8 +341,9 @@ def _compile_in_child(names: list[str], parent: int) -> None:
     from bench.processes import die_with_parent
 
     die_with_parent(parent)
-    # the parent's other children are not this one's to wait for
+    # the parent's other children are not this one's to wait for, nor its share this one's to compile
     _children.clear()
+    _here.clear()
     # the parent answers a stop for the whole run; its exit kills this child
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -343,10 +356,19 @@ def _compile_in_child(names: list[str], parent: int) -> None:
 
 
 def _wait_for(name: str) -> None:
-    """Wait for the child compiling ``name``, if any; whatever it left undone is compiled here afterwards."""
+    """Wait for the child compiling ``name``, if any; whatever it left undone is compiled here afterwards.
+
+    While the child works, this process compiles what :func:`prefetch` left
+    to it.
+    """
     child = _children.pop(name, None)
-    if child is not None:
-        child.join()
+    if child is None:
+        return
+    while _here and child.is_alive():
+        other = _here.pop(0)
+        if other not in _recorded:
+            ensure([other])
+    child.join()
 
 
 def spent() -> float:
