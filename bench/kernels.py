@@ -129,7 +129,14 @@ class Kernel:
 
 
 def njit(function: Callable | None = None, **options):
-    """numba's ``njit``, deferred: returns a :class:`Kernel` (decorator with or without options)."""
+    """numba's ``njit``, deferred: returns a :class:`Kernel` (decorator with or without options).
+
+    Without the C-callable wrapper numba would make of each kernel: nothing
+    calls a kernel through C, and the wrappers cost a tenth of a first
+    run's compiling.
+    """
+    options = {"no_cfunc_wrapper": True, **options}
+
     def wrap(py_func: Callable) -> Kernel:
         kernel = Kernel(py_func, options)
         with _lock:

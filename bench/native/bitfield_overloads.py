@@ -35,6 +35,9 @@ def _bit_count(name: str, doc: str, emit):
     return intrinsic(typer)
 
 
+_IMPLEMENTATION = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
+"""numba's options for the overloads' implementations: only kernels call them, so neither wrapper is made."""
+
 _NONZERO = ir.Constant(ir.IntType(1), 1)
 _ctz = _bit_count("_ctz", "Count trailing zero bits of a non-zero uint64 (one instruction on x86-64).",
                   lambda builder, value: builder.cttz(value, _NONZERO))
@@ -77,14 +80,14 @@ def _two(v):
 # -- numba overloads --------------------------------------------------------------------------
 
 
-@overload(load)
+@overload(load, jit_options=_IMPLEMENTATION)
 def _load(a, i):
     if a.ndim == 2:
         return lambda a, i: (a[i, 0], a[i, 1])
     return lambda a, i: a[i]
 
 
-@overload(store)
+@overload(store, jit_options=_IMPLEMENTATION)
 def _store(a, i, v):
     if _two(v):
         def impl(a, i, v):
@@ -97,35 +100,35 @@ def _store(a, i, v):
     return impl1
 
 
-@overload(hits)
+@overload(hits, jit_options=_IMPLEMENTATION)
 def _hits(a, i, v):
     if _two(v):
         return lambda a, i, v: ((a[i, 0] & v[0]) | (a[i, 1] & v[1])) != 0
     return lambda a, i, v: (a[i] & v) != 0
 
 
-@overload(merge)
+@overload(merge, jit_options=_IMPLEMENTATION)
 def _merge(a, i, v):
     if _two(v):
         return lambda a, i, v: (a[i, 0] | v[0], a[i, 1] | v[1])
     return lambda a, i, v: a[i] | v
 
 
-@overload(holes)
+@overload(holes, jit_options=_IMPLEMENTATION)
 def _holes(v, full):
     if _two(v):
         return lambda v, full: (full[0] & ~v[0], full[1] & ~v[1])
     return lambda v, full: full & ~v
 
 
-@overload(is_empty)
+@overload(is_empty, jit_options=_IMPLEMENTATION)
 def _is_empty(h):
     if _two(h):
         return lambda h: (h[0] | h[1]) == 0
     return lambda h: h == 0
 
 
-@overload(lowest)
+@overload(lowest, jit_options=_IMPLEMENTATION)
 def _lowest(h):
     if _two(h):
         def impl(h):
@@ -136,7 +139,7 @@ def _lowest(h):
     return lambda h: _ctz(h)
 
 
-@overload(drop_lowest)
+@overload(drop_lowest, jit_options=_IMPLEMENTATION)
 def _drop_lowest(h):
     if _two(h):
         def impl(h):
@@ -147,7 +150,7 @@ def _drop_lowest(h):
     return lambda h: h & (h - np.uint64(1))
 
 
-@overload(test)
+@overload(test, jit_options=_IMPLEMENTATION)
 def _test(v, b):
     if _two(v):
         def impl(v, b):
@@ -157,21 +160,21 @@ def _test(v, b):
     return lambda v, b: (v >> np.uint64(b)) & np.uint64(1) != 0
 
 
-@overload(count_and)
+@overload(count_and, jit_options=_IMPLEMENTATION)
 def _count_and(a, i, h):
     if _two(h):
         return lambda a, i, h: _popcount(a[i, 0] & h[0]) + _popcount(a[i, 1] & h[1])
     return lambda a, i, h: _popcount(a[i] & h)
 
 
-@overload(empty_like)
+@overload(empty_like, jit_options=_IMPLEMENTATION)
 def _empty_like(v):
     if _two(v):
         return lambda v: (np.uint64(0), np.uint64(0))
     return lambda v: np.uint64(0)
 
 
-@overload(with_bit)
+@overload(with_bit, jit_options=_IMPLEMENTATION)
 def _with_bit(v, b):
     if _two(v):
         def impl(v, b):
@@ -215,7 +218,7 @@ def _shift2(lo, hi, r, l):
     return lo, hi
 
 
-@overload(fewest_open, inline="always", prefer_literal=True)
+@overload(fewest_open, inline="always", prefer_literal=True, jit_options=_IMPLEMENTATION)
 def _fewest_open(h, right, left, masks, wide):
     if not isinstance(wide, types.BooleanLiteral):
         return None
@@ -271,7 +274,7 @@ def _fewest_open(h, right, left, masks, wide):
     return impl1
 
 
-@overload(gather)
+@overload(gather, jit_options=_IMPLEMENTATION)
 def _gather(v, m):
     word = _pext if FAST_PEXT else _portable_pext
     if _two(v):
