@@ -239,6 +239,19 @@ def test_a_prefetch_gives_the_dearest_to_a_child_and_compiles_the_rest_here_whil
     assert warmup._children == {}
 
 
+def test_prefetches_gathered_start_one_child_for_the_dearest_of_them_all(monkeypatch, tmp_path):
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1", "bits"])
+    monkeypatch.setattr(warmup, "_batch", None)
+    with warmup.prefetching():
+        # two engines' kernels, as bench run's warm-up asks for them
+        warmup.prefetch(["bits"])
+        warmup.prefetch(["sets", "fila1"])
+        assert warmup._children == {} and warmup._here == []
+    assert set(warmup._children) == {"fila1"} and sorted(warmup._here) == ["bits", "sets"]
+    warmup.ensure(["bits", "sets", "fila1"])
+    assert warmup._children == {} and set(warmup._recorded) == {"bits", "sets", "fila1"}
+
+
 def test_bench_run_starts_every_engines_kernels_before_it_waits_for_any(monkeypatch):
     from bench.comparison import rounds
     from bench.engines import Engine

@@ -18,15 +18,19 @@ from bench.parallel.runner import ParallelOptions
 def warm_up(specs: list[str], cover) -> dict[str, float]:
     """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code.
 
-    On a cold cache every engine's kernels start compiling at once, each in
-    a child of its own (:meth:`~bench.engines.protocol.Engine.prefetch`),
-    and the warm-ups load them as they are done: the longest compile (FILA's
-    kernel) sets the pace, not the sum.
+    On a cold cache the dearest of every engine's kernels starts compiling in
+    a child (:meth:`~bench.engines.protocol.Engine.prefetch`, gathered by
+    :func:`~bench.native.warmup.prefetching`) while this process compiles
+    the rest, and the warm-ups load it when it is done: the longest compile
+    (FILA's kernel) sets the pace, not the sum.
     """
+    from bench.native.warmup import prefetching
+
     engines = {spec: get_engine(spec) for spec in specs}
     engines = {spec: engine for spec, engine in engines.items() if engine.available()}
-    for engine in engines.values():
-        engine.prefetch(cover)
+    with prefetching():
+        for engine in engines.values():
+            engine.prefetch(cover)
     return {spec: engine.warm_up(cover) for spec, engine in engines.items()}
 
 
