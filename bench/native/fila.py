@@ -136,7 +136,7 @@ class FilaRun:
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
         compiled = warmup.spent()
-        warmup.ensure([warmup.fila_specialization(n_words, self.fcons is not None)])
+        warmup.ensure([warmup.fila_specialization(n_words)])
         start += warmup.spent() - compiled
         self.totals = totals
         if self.before is None:
@@ -156,13 +156,9 @@ class FilaRun:
         return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
-    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr,
-                        nb) -> TriggerArgs | None:
-        """The triggers' arrays for this sub-puzzle (per image parity, per level state, local geometry); None without
-        triggers (:func:`fila_triggers`)."""
+    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> TriggerArgs:
+        """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry."""
         cons = search.constraints
-        if not fila_triggers(search.settings):
-            return None
         cells = n_local if cons.cfg[C_VOLUME_BT] else 0
         # the region's parity and the monitor state per level, from the hand-off's
         fpar = np.zeros((depth + 1, 2), dtype=np.int64)
@@ -303,11 +299,6 @@ def check_cover(cover) -> None:
         raise Unsupported("fila needs options made of cells and exactly one piece item")
 
 
-def fila_triggers(settings) -> bool:
-    """True when ``settings`` turn on a trigger FILA checks at its nodes (parity or volume backtracking)."""
-    return settings.parity_backtrack > 0 or settings.volume_backtrack > 0
-
-
 def handoff_words(cover, handoff_at: int) -> set[int]:
     """The bitfield word counts of the hand-offs with ``handoff_at`` pieces left (FILA's kernel specializations).
 
@@ -343,7 +334,7 @@ class FilaEngine(Engine):
         """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.native.warmup`)."""
         words = handoff_words(cover, settings.fila)
         return {warmup.search_specialization(warmup.constrained(settings))} | {
-            warmup.fila_specialization(w, fila_triggers(settings)) for w in words}
+            warmup.fila_specialization(w) for w in words}
 
     def warm_up(self, cover=None, settings: Settings | None = None) -> float:
         """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.

@@ -87,22 +87,22 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     half with one shape's list when they try that shape.
 
     ``fcons`` (:data:`TriggerArgs`) carries the parity and volume triggers
-    (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`), or
-    is None when neither is on (a specialization without their code); they
-    act below the hand-off node, which DLX has checked.
+    (:mod:`bench.native.constraints`, :meth:`FilaRun.constraint_args`);
+    they act below the hand-off node, which DLX has checked.
     """
-    # None without triggers, as DLX's cons is: numba then prunes every block guarded by ``fcons is not None``
-    # before typing, and the specialization without them compiles none of their code (2 of its 10 s)
-    if fcons is not None:
-        ccfg, par_ok, img_par, img_pstep, fpar = fcons.cfg, fcons.par_ok, fcons.img_par, fcons.img_pstep, fcons.fpar
-        counters, lnb_ptr, lnb, lsize = fcons.counters, fcons.nb_ptr, fcons.nb, fcons.size
-        lregion, lvol, lmark, lstack, lreach = fcons.region, fcons.vol, fcons.mark, fcons.stack, fcons.reach
-        pb_min = np.uint64(ccfg[C_PARITY_BT])
-        vb_min = np.uint64(ccfg[C_VOLUME_BT])
-        poff = ccfg[C_PAR_OFFSET]
-        pwidth = par_ok.shape[1]
-        n_local = lmark.shape[0]
+    # always passed (not None without triggers, as DLX's cons is): a specialization without them searched 10x6
+    # 3 % slower (interleaved in one process) for under 2 s less compiling, and measured again as whole processes
+    # (results/checkouts-86c44cb-ef80c10.md) 10x6 15 % and the Tetris Cube 7 % slower
+    ccfg, par_ok, img_par, img_pstep, fpar = fcons.cfg, fcons.par_ok, fcons.img_par, fcons.img_pstep, fcons.fpar
+    counters, lnb_ptr, lnb, lsize = fcons.counters, fcons.nb_ptr, fcons.nb, fcons.size
+    lregion, lvol, lmark, lstack, lreach = fcons.region, fcons.vol, fcons.mark, fcons.stack, fcons.reach
+    pb_min = np.uint64(ccfg[C_PARITY_BT])
+    vb_min = np.uint64(ccfg[C_VOLUME_BT])
+    poff = ccfg[C_PAR_OFFSET]
+    pwidth = par_ok.shape[1]
+    n_local = lmark.shape[0]
     n_cells_l = np.uint64(ls_base.shape[1])
+    triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
     n_prefix = prefix.shape[0]
     n_dirs = dright.shape[0]
@@ -127,6 +127,26 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
         # with spare pieces, a full box still needs every shape's minimum
         for s in range(n_shapes):
             if left[s] > slack[s]:
+                return True
+        return False
+
+    def violated(occ, p, lv):
+        # the parity and volume triggers, counted where they fire
+        if pb_min > zero and p >= pb_min:
+            # the parent was checked before its children, so its state is at hand
+            i = entry_img[stk[lv - one, L_ENTRY]]
+            d = fpar[lv - one, 0] - img_par[i]
+            ps = fpar[lv - one, 1] - img_pstep[i]
+            fpar[lv, 0] = d
+            fpar[lv, 1] = ps
+            d += poff
+            if d < 0 or d >= pwidth or par_ok[ps, d] == 0:
+                counters[K_PARITY_BT, p] += 1
+                return True
+        if vb_min > zero and p >= vb_min:
+            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lregion, lvol, lmark, lstack,
+                                    lreach):
+                counters[K_VOLUME_BT, p] += 1
                 return True
         return False
 
@@ -223,25 +243,6 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             h = holes(occ, full)
             done = is_empty(h)
             phase = BACKUP
-            pruned = False
-            if fcons is not None and level > zero and not (done or p == goal_p):
-                # the parity and volume triggers, counted where they fire
-                if pb_min > zero and p >= pb_min:
-                    # the parent was checked before its children, so its state is at hand
-                    i = entry_img[stk[level - one, L_ENTRY]]
-                    d = fpar[level - one, 0] - img_par[i]
-                    ps = fpar[level - one, 1] - img_pstep[i]
-                    fpar[level, 0] = d
-                    fpar[level, 1] = ps
-                    d += poff
-                    if d < 0 or d >= pwidth or par_ok[ps, d] == 0:
-                        counters[K_PARITY_BT, p] += 1
-                        pruned = True
-                if not pruned and vb_min > zero and p >= vb_min:
-                    if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lregion, lvol, lmark, lstack,
-                                            lreach):
-                        counters[K_VOLUME_BT, p] += 1
-                        pruned = True
             if done or p == goal_p:
                 if not (done and spare and shortfall()):
                     depth = np.int64(level)
@@ -254,7 +255,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                                           max_solutions, stream)
                     if status != DONE:
                         break
-            elif pruned:
+            elif triggers and level > zero and violated(occ, p, level):
                 pass
             elif p > zero:
                 f = np.uint64(fam[p])

@@ -11,10 +11,9 @@ them); a run needs one or two of them:
     DLX levels, the estimator and the splitter run it too.
 ``bits``
     the option-bitset DLX kernel (:mod:`bench.native.bitset`).
-``fila1``, ``fila2``, ``fila1+triggers``, ``fila2+triggers``
+``fila1``, ``fila2``
     the FILA kernel on one-word or two-word bitfields, with the hand-off
-    builder; without or with FILA's parity and volume triggers (``fcons``
-    None or not).
+    builder.
 
 Each is an ahead-of-time library (:mod:`bench.native.aot`), built by the
 first run that needs it and imported by every later one without numba;
@@ -58,8 +57,8 @@ _here: list[str] = []
 _batch: set[str] | None = None
 """The specializations prefetched within :func:`prefetching`, else None."""
 
-COLD_COST = {"sets": 6.9, "sets+constraints": 16.8, "bits": 4.7, "fila1": 9.0, "fila2": 10.5, "fila1+triggers": 11.3,
-             "fila2+triggers": 12.5, "sampler": 3.2, "filters": 1.9}
+COLD_COST = {"sets": 6.5, "sets+constraints": 10.0, "bits": 3.0, "fila1": 9.8, "fila2": 11.0, "sampler": 4.6,
+             "filters": 1.5}
 """CPU seconds of each specialization's library built cold (``python -m bench.benchmarks.compile``): only to share
 them out evenly."""
 
@@ -69,9 +68,9 @@ def search_specialization(constraints_active: bool) -> str:
     return "sets+constraints" if constraints_active else "sets"
 
 
-def fila_specialization(words: int, triggers: bool = False) -> str:
-    """The FILA specialization for bitfields of ``words`` words, with (or without) the parity and volume triggers."""
-    return f"fila{words}" + ("+triggers" if triggers else "")
+def fila_specialization(words: int) -> str:
+    """The FILA specialization for bitfields of ``words`` words."""
+    return f"fila{words}"
 
 
 def constrained(settings) -> bool:
@@ -101,7 +100,6 @@ def _dominoes(x: int):
 
 
 _ALL_CONSTRAINTS = dict(parity_backtrack=1, volume_backtrack=1, parity_filter=1, volume_filter=1, fit_filter=1)
-_TRIGGERS = dict(parity_backtrack=1, volume_backtrack=1)
 
 
 def _sets(**constraints) -> Callable[[], None]:
@@ -124,7 +122,7 @@ FILA_DOMINOES = {"fila1": 4, "fila2": 33}
 """The dominoes each FILA specialization's tiny search places: 8 open cells fit one bitfield word, 66 need two."""
 
 
-def _fila(x: int, triggers: bool = False) -> Callable[[], None]:
+def _fila(x: int) -> Callable[[], None]:
     def run():
         # FILA from the root, its hand-off built from the search's first state: no DLX level runs, so this
         # specialization compiles (or loads) FILA's kernels alone and can be compiled beside ``sets``
@@ -137,7 +135,7 @@ def _fila(x: int, triggers: bool = False) -> Callable[[], None]:
         if 2 * x > MAX_CELLS or x > MAX_SHAPES:
             raise ValueError(f"{x} dominoes: more than a hand-off may hold")
         cover = _dominoes(x)
-        settings = resolve(cover, Settings(order="e", fila=x - 1, **(_TRIGGERS if triggers else {})))
+        settings = resolve(cover, Settings(order="e", fila=x - 1))
         plan = make_plan(cover, settings.order, x, x, settings.nof)
         search = Search(cover, settings, Limits(max_solutions=1), warm=False)
         FilaRun(search, plan, handoff_totals()).slice(1 << 20)
@@ -162,8 +160,6 @@ SPECIALIZATIONS: dict[str, Callable[[], None]] = {
     "bits": _bits,
     "fila1": _fila(FILA_DOMINOES["fila1"]),
     "fila2": _fila(FILA_DOMINOES["fila2"]),
-    "fila1+triggers": _fila(FILA_DOMINOES["fila1"], triggers=True),
-    "fila2+triggers": _fila(FILA_DOMINOES["fila2"], triggers=True),
     "sampler": _sampler,
     "filters": _filters,
 }
@@ -174,7 +170,7 @@ pipeline sampler (:mod:`bench.native.pipeline_estimate`, the automatic configura
 
 def kernels_of(name: str) -> list:
     """The kernels specialization ``name`` calls from Python (its library's, :mod:`bench.native.signatures`)."""
-    return [aot.kernel(kernel_name) for kernel_name, _ in aot.LIBRARIES.get(name, ())]
+    return [aot.kernel(kernel_name) for kernel_name, _ in aot.LIBRARIES[name]]
 
 
 def announce(stream=None) -> bool:
@@ -255,9 +251,6 @@ def _warm(name: str) -> None:
 
 def _library_reason(name: str) -> str | None:
     """None when specialization ``name`` can have a library built here, else why not."""
-    if name not in aot.LIBRARIES:
-        # a new specialization, until python -m bench.native.aot --signatures records its kernels' calls
-        return "no signatures recorded"
     return aot.buildable() or aot.failed(name)
 
 
