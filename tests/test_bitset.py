@@ -96,3 +96,16 @@ def test_the_engine_picks_the_kernel_the_settings_allow():
     with pytest.raises(UsageError, match="one kernel"):
         DlxEngine("bits/sets")
     assert DlxEngine("sets").solve(cover).variant == "s/sets"
+
+
+def test_the_rows_of_option_bits_start_on_cache_lines():
+    from bench.native.bitset import CACHE_LINE, BitsetSearch
+
+    [puzzle] = bench.load(DEFS / "pentominoes_10x6.txt")
+    search = BitsetSearch(Cover.from_puzzle(puzzle, redundancy=True), Settings(), Limits())
+    # 2032 options: rows of 32 words, 256 bytes, each on exactly four cache lines
+    assert search.item_bits.shape[1] * 8 % CACHE_LINE == 0
+    for name in ("item_bits", "class_bits", "live", "after_branch", "cand"):
+        rows = getattr(search, name)
+        assert rows.ctypes.data % CACHE_LINE == 0 and rows.flags.c_contiguous and rows.dtype == "uint64", name
+    assert search.run() is not None and search.stats()["nodes"] > 0

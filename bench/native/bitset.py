@@ -329,6 +329,23 @@ def suits(settings: Settings) -> bool:
     return constraint_variant(settings) == "" and not settings.trace and settings.first_item is None
 
 
+CACHE_LINE = 64
+
+
+def cache_aligned_zeros(shape: tuple[int, int]) -> np.ndarray:
+    """A zeroed C-ordered ``uint64`` array whose data starts on a cache line.
+
+    The kernel reads and writes whole rows of option bits; NumPy's
+    allocations start on 16 bytes only, and a row that straddles one more
+    cache line than it needs made the 10x6 search up to 12 % slower, by
+    where the arrays happened to land.
+    """
+    n = int(np.prod(shape))
+    raw = np.zeros(n + CACHE_LINE // 8, dtype=np.uint64)
+    skip = (-raw.ctypes.data % CACHE_LINE) // 8
+    return raw[skip:skip + n].reshape(shape)
+
+
 class BitsetSearch(Search):
     """A :class:`~bench.native.search.Search` run by :func:`bitset_search`, for settings that :func:`suits`.
 
@@ -342,13 +359,13 @@ class BitsetSearch(Search):
         n_opt = cover.n_options
         n_words = max((n_opt + 63) // 64, 1)
         opt = np.repeat(np.arange(n_opt, dtype=np.int64), np.diff(cover.opt_ptr))
-        item_bits = np.zeros((cover.n_items, n_words), dtype=np.uint64)
+        item_bits = cache_aligned_zeros((cover.n_items, n_words))
         np.bitwise_or.at(item_bits, (cover.opt_items.astype(np.int64), opt >> 6),
                          np.left_shift(np.uint64(1), (opt & 63).astype(np.uint64)))
         sizes = np.diff(cover.opt_ptr)
         # the distinct sizes, without np.unique (its first call imports numpy.ma, see FilaRun)
         classes = np.flatnonzero(np.bincount(sizes))
-        class_bits = np.zeros((len(classes), n_words), dtype=np.uint64)
+        class_bits = cache_aligned_zeros((len(classes), n_words))
         for k, s in enumerate(classes):
             members = np.flatnonzero(sizes == s)
             np.bitwise_or.at(class_bits[k], members >> 6, np.left_shift(np.uint64(1), (members & 63).astype(np.uint64)))
@@ -356,10 +373,10 @@ class BitsetSearch(Search):
         self.class_bits = class_bits
         self.class_w = (classes - 1).astype(np.int64)
         depth = len(self.branch)
-        self.live = np.zeros((depth + 1, n_words), dtype=np.uint64)
+        self.live = cache_aligned_zeros((depth + 1, n_words))
         self.live[0] = np.bitwise_or.reduce(item_bits, axis=0) if cover.n_items else 0
-        self.after_branch = np.zeros((depth, n_words), dtype=np.uint64)
-        self.cand = np.zeros((depth, n_words), dtype=np.uint64)
+        self.after_branch = cache_aligned_zeros((depth, n_words))
+        self.cand = cache_aligned_zeros((depth, n_words))
         self.pend = np.zeros(depth, dtype=np.int64)
         self.items64 = cover.opt_items.astype(np.int64)
         self.ptr64 = cover.opt_ptr.astype(np.int64)
