@@ -132,8 +132,8 @@ def njit(function: Callable | None = None, **options):
     """numba's ``njit``, deferred: returns a :class:`Kernel` (decorator with or without options).
 
     Without the C-callable wrapper numba would make of each kernel: nothing
-    calls a kernel through C, and the wrappers cost a tenth of a first
-    run's compiling.
+    calls a kernel through C, and the wrappers (with the bitfield overloads')
+    cost about 0.5 s of the 9 to 11 s FILA's library takes to build.
     """
     options = {"no_cfunc_wrapper": True, **options}
 

@@ -281,8 +281,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
         return trace > 0 and left >= trace
 
-    # A step of FORWARD, named: it runs at most once per node.  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures they
-    # would be inlined and processed in every specialization, then pruned from the one without them.
+    # A step of FORWARD, named: it runs at most once per node.  The triggers and filters are functions of their own
+    # (node_backtracks, node_filters): as closures they would be inlined and processed in every specialization, then
+    # pruned from the one without them.
 
     def ready_for_handoff():
         # hand the branch over unless an item is forced (0 or 1 options) or too many cells or shapes are open

@@ -59,8 +59,8 @@ _batch: set[str] | None = None
 
 COLD_COST = {"sets": 6.5, "sets+constraints": 10.0, "bits": 3.0, "fila1": 9.8, "fila2": 11.0, "sampler": 4.6,
              "filters": 1.5}
-"""CPU seconds of each specialization's library built cold (``python -m bench.benchmarks.compile``): only to share
-them out evenly."""
+"""Rough CPU seconds of each specialization's library built cold, from first runs traced on this project's machine:
+only to share them out evenly, so their order is what counts."""
 
 
 def search_specialization(constraints_active: bool) -> str:
