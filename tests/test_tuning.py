@@ -125,17 +125,41 @@ def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheape
 
 def test_the_schedules_race_where_the_search_is_small():
     # the 30-ball pyramid: the scan searches 19,491 nodes in under a millisecond, e 2,845 nodes in 4 ms (3.3 ms of
-    # it building e's list sets); the race runs both, in turns, and the scan finishes first
+    # it building e's list sets); the race runs both, in turns, over the same sub-problems, and the scan leads
     choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
     assert choice.order == "f=6" and set(choice.schedules) == {"e=6", "f=6"}
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
-    assert scan["won"] and scan["finished"] and scan["nodes"] == 19_491 and not tight["won"]
-    assert tight["seconds"] * autoconfig.EXACT_GAIN >= scan["seconds"]
+    assert scan["won"] and scan["reached"] and not tight["won"]
+    # e, the rule, took RACE_CLEAR times as long as the scan (its time counted with the margin) to the checkpoint
+    assert tight["checkpoint_seconds"] >= autoconfig.RACE_CLEAR * scan["checkpoint_seconds"] / autoconfig.EXACT_GAIN
+    assert scan["checkpoint"] <= scan["handoffs"] or scan["finished"]
     assert "AUTO_ORDER=f=6" in choice.lines() and any(line.startswith("AUTO_SCHEDULE[e=6]=") for line in choice.lines())
     # the engine's untuned settings follow it, and the cover cache's copy of the choice keeps it
     auto = FilaEngine().configure(one("polyspheres_square_pyramid_30.txt"), Request(tuned=False))
     assert auto.settings.order == auto.choice.order
     assert autoconfig.Choice.from_json(choice.to_json()).order == "f=6"
+
+
+def test_a_clear_lead_on_the_first_sub_problems_decides_the_race():
+    # the hexiamonds: e's whole search is 61,944 nodes, the scan's 2.6 M; e leads from the first of 7 sub-problems
+    # on, and the race stops there, long before either search ends
+    choice = autoconfig.choose(one("hexiamonds_6x6.txt"), default_schedules)
+    tight, scan = choice.schedules["e=11"], choice.schedules["f=11"]
+    assert choice.order == "e=11" and tight["won"] and not tight["finished"] and not scan["finished"]
+    assert 1 <= tight["checkpoint"] < 7 and tight["nodes"] < 61_944
+    assert tight["checkpoint_seconds"] >= autoconfig.RACE_EVIDENCE
+
+
+def test_a_race_without_a_clear_lead_runs_to_the_end(monkeypatch):
+    # no lead is ever clear enough: the race goes on, sub-problem by sub-problem, until a search finishes; the
+    # first to finish leads at every checkpoint from then on and wins
+    monkeypatch.setattr(autoconfig, "RACE_CLEAR", 1e9)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
+    assert choice.order == "f=6" and scan["won"] and scan["finished"] and scan["nodes"] == 19_491
+    assert scan["checkpoint"] > scan["handoffs"] == 3
+    assert tight["seconds"] * autoconfig.EXACT_GAIN >= scan["seconds"]
+    assert "its whole search took" in choice.reason
 
 
 def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):

@@ -45,8 +45,9 @@ which depend on the lattice (a hexagonal prism's 8 neighbours make
 ``e``'s node dearer) and on how many images each cell's lists hold (``e``
 lists an image at every one of its cells, the scan at its first).  So each schedule runs the
 real search, in turns, where the rule's search is predicted small enough
-for that: the first to finish wins, the rule's ties (:func:`_race`).
-Only that step reads a clock.
+for that, over the same sub-problems: the first to lead clearly on the
+first ones, or to finish, wins, the rule's ties (:func:`_race`).  Only
+that step reads a clock.
 """
 
 from __future__ import annotations
@@ -97,6 +98,14 @@ RACE_SECONDS = 1.0
 """Nor does a race go on past this many seconds, whatever its nodes cost (a backstop: no bundled race comes near)."""
 RACE_SLICE = 2.5e-4
 """Seconds a search of the race runs before the next takes its turn."""
+RACE_EVIDENCE = 1e-3
+"""Seconds the leader of the race must have spent up to a checkpoint for its lead to decide (:func:`_race`)."""
+RACE_CLEAR = 1.25
+"""A lead decides at a checkpoint when every other search took this many times as long to it (:func:`_race`):
+a lead on the first sub-problems is the whole search's where it is clear (the scan on the planar pentacubes in 2x3x10
+1.54 times as fast on the first of 4, 2.37 on all; ``e`` on the hexiamonds 1.9 times on the first of 7, 7.9 on
+all), not where it is close (the hexagonal prisms: the scan 1.12, 1.23, then 1.06 times as fast on the first 1, 2,
+3 of 12, 1.44 on all)."""
 EXACT_GAIN = 0.95
 """Another schedule replaces the rule's when its search takes at most this share of the rule's time."""
 
@@ -204,7 +213,7 @@ class Choice:
         lines.append(f"AUTO_ORDER={self.order}")
         for order, v in self.schedules.items():
             lines.append(f"AUTO_SCHEDULE[{order}]=seconds={v['seconds']:.6f}:nodes={v['nodes']}:"
-                         f"finished={int(v['finished'])}:won={int(v['won'])}")
+                         f"handoffs={v.get('handoffs', 0)}:finished={int(v['finished'])}:won={int(v['won'])}")
         return lines
 
 
@@ -335,15 +344,25 @@ def _restrict(choice: Choice, red) -> None:
 
 
 def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
-    """FILA's real searches of ``cover`` under each schedule of ``orders`` (the rule first), run in turns.
+    """FILA's real searches of ``cover`` under each schedule of ``orders`` (the rule first), raced over hand-offs.
 
-    Another schedule must be faster than the rule's by a margin, so its
-    seconds count as ``seconds / EXACT_GAIN``.  The search that has counted
-    the least goes on for about :data:`RACE_SLICE` seconds, and so on,
-    until a finished search has counted no more than any other can any
-    longer (it wins), or the race has searched :data:`RACE_NODES` nodes or
-    spent :data:`RACE_SECONDS` (nobody wins).  Returns per schedule its
-    seconds and nodes, whether it finished, and whether it won.
+    Every schedule shares DLX's levels above the hand-off, so the searches
+    meet the same sub-problems in the same order, and the race compares
+    them on the first ones: at a checkpoint of k sub-problems, the search
+    that took the least time over them wins once every other has spent
+    :data:`RACE_CLEAR` times as long on them.  Another schedule must be
+    faster than the rule's by a margin, so its seconds count as
+    ``seconds / EXACT_GAIN``.  While no lead is that clear, or the leader
+    has spent under :data:`RACE_EVIDENCE` seconds (too little to time),
+    the checkpoint moves one sub-problem on; a search that finishes
+    reaches every checkpoint, and wins once every other has spent as
+    long as it (its lead is then the whole search's).  The
+    search behind that has counted the least runs on for about
+    :data:`RACE_SLICE` seconds (a slice also ends with a sub-problem), and
+    so on, until one wins, or the race has searched :data:`RACE_NODES`
+    nodes or spent :data:`RACE_SECONDS` (nobody wins).  Returns per
+    schedule its seconds, nodes and sub-problems done, the checkpoint and
+    its seconds to it, whether it finished, and whether it won.
     """
     from bench.engines.protocol import Settings
     from bench.native.fila import FilaEngine, start_pipeline
@@ -353,22 +372,35 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
     for k, order in enumerate(orders):
         settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
-        runs.append({"order": order, "search": start_pipeline(cover, settings)[0], "seconds": 0.0, "done": False,
-                     "slice": Search.FIRST_SLICE, "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN})
+        search, totals = start_pipeline(cover, settings)
+        runs.append({"order": order, "search": search, "totals": totals, "seconds": 0.0, "done": False,
+                     "slice": Search.FIRST_SLICE, "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN, "at": []})
 
     def counted(run: dict) -> float:
         return run["seconds"] * run["weight"]
 
-    winner = None
+    def reached(run: dict, k: int) -> bool:
+        return run["done"] or len(run["at"]) >= k
+
+    def counted_at(run: dict, k: int) -> float:
+        return (run["at"][k - 1] if len(run["at"]) >= k else run["seconds"]) * run["weight"]
+
+    winner, checkpoint = None, 1
     while sum(int(r["search"].state[S_NODES]) for r in runs) < RACE_NODES and \
             sum(r["seconds"] for r in runs) < RACE_SECONDS:
-        live = [r for r in runs if not r["done"]]
-        done = [r for r in runs if r["done"]]
-        best = min(done, key=counted, default=None)
-        if best is not None and all(counted(r) >= counted(best) for r in live):
-            winner = best
-            break
-        run = min(live, key=counted)
+        lead = min((r for r in runs if reached(r, checkpoint)), key=lambda r: counted_at(r, checkpoint), default=None)
+        # a finished search's lead is certain once every other has spent as long
+        bar = np.inf if lead is None else counted_at(lead, checkpoint) * (1.0 if lead["done"] else RACE_CLEAR)
+        behind = [r for r in runs if r is not lead and not reached(r, checkpoint) and counted(r) < bar]
+        if not behind:
+            # every other search reached the checkpoint, or spent the bar on the way
+            clear = all(counted_at(r, checkpoint) >= bar for r in runs if r is not lead)
+            if lead["done"] or (clear and counted_at(lead, checkpoint) / lead["weight"] >= RACE_EVIDENCE):
+                winner = lead
+                break
+            checkpoint += 1
+            continue
+        run = min(behind, key=counted)
         compiled = warmup.spent()
         start = time.perf_counter()
         run["done"] = run["search"].advance(run["slice"])
@@ -376,16 +408,21 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
         spent = time.perf_counter() - start - (warmup.spent() - compiled)
         run["seconds"] += spent
         run["slice"] = Search.next_slice(run["slice"], spent, RACE_SLICE)
+        # a slice ends where a sub-problem does: the time at each is exact
+        done = run["totals"]["handoffs"] - (run["search"].sub is not None)
+        run["at"] += [run["seconds"]] * (done - len(run["at"]))
     return {r["order"]: {"seconds": r["seconds"], "nodes": int(r["search"].state[S_NODES]), "finished": r["done"],
-                         "won": r is winner} for r in runs}
+                         "handoffs": len(r["at"]), "checkpoint": checkpoint,
+                         "checkpoint_seconds": counted_at(r, checkpoint) / r["weight"],
+                         "reached": reached(r, checkpoint), "won": r is winner} for r in runs}
 
 
 def _schedule(choice: Choice, schedules) -> None:
     """Choose FILA's schedule among ``schedules(cover, handoff)`` (the rule first) by racing their real searches.
 
     Only where the rule's search is predicted under :data:`RACE_BELOW`
-    (the race then costs about twice the faster search, once: the cover
-    cache keeps the choice); on larger trees ``e`` searched several times
+    (the race then costs about twice the faster search's first
+    sub-problems, once: the cover cache keeps the choice); on larger trees ``e`` searched several times
     fewer nodes than the scan on every bundled puzzle (the Meteor puzzle
     0.79 M against 9.9 M, the Tetris Cube 48 M against 477 M), so the rule
     stands.  On the 30-ball pyramid the scan's whole search takes 0.7 ms
@@ -408,9 +445,12 @@ def _schedule(choice: Choice, schedules) -> None:
         choice.reason += (f"; {orders[0]}: the race of schedules stopped undecided ({nodes:,} nodes, "
                           f"{time.perf_counter() - start:.3f} s)")
     elif won != orders[0]:
-        choice.reason += (f"; the schedule {won}: its search took {raced[won]['seconds'] * 1000:.3g} ms, "
-                          f"{orders[0]}'s {'took' if raced[orders[0]]['finished'] else 'over'} "
-                          f"{raced[orders[0]]['seconds'] * 1000:.3g} ms")
+        rule, k = raced[orders[0]], raced[won]["checkpoint"]
+        over = "whole search" if raced[won]["finished"] and raced[won]["handoffs"] < k else \
+            ("first sub-problem" if k == 1 else f"first {k} sub-problems")
+        choice.reason += (f"; the schedule {won}: its {over} took {raced[won]['checkpoint_seconds'] * 1000:.3g} ms, "
+                          f"{orders[0]}'s {'took' if rule['reached'] else 'over'} "
+                          f"{rule['checkpoint_seconds'] * 1000:.3g} ms")
         choice.order = won
 
 
