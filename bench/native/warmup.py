@@ -57,10 +57,10 @@ _here: list[str] = []
 _batch: set[str] | None = None
 """The specializations prefetched within :func:`prefetching`, else None."""
 
-COLD_COST = {"sets": 6.5, "sets+constraints": 10.0, "bits": 3.0, "fila1": 9.8, "fila2": 11.0, "sampler": 4.6,
-             "filters": 1.5}
-"""Rough CPU seconds of each specialization's library built cold, from first runs traced on this project's machine:
-only to share them out evenly, so their order is what counts."""
+COLD_COST = {"sets": 6.9, "sets+constraints": 16.8, "bits": 4.7, "fila1": 11.3, "fila2": 12.5, "sampler": 3.2,
+             "filters": 1.9}
+"""CPU seconds of each specialization's library built cold on this project's machine (``results/compile.md``,
+``python -m bench.benchmarks.compile``): only to share them out evenly, so their order is what counts."""
 
 
 def search_specialization(constraints_active: bool) -> str:
