@@ -155,7 +155,10 @@ def test_native_engines_split_over_workers_and_say_so(capsys, tmp_path):
     by_engine = {r["engine"]: r for r in doc["rows"]}
     assert by_engine["dlx"]["workers"] == 2 and by_engine["fila"]["workers"] == 2
     assert by_engine["sat"]["workers"] == 1  # an engine that cannot split runs as it always does
-    assert {(r["covers"], r["unique"], r["total"]) for r in doc["rows"]} == {(2, 2, 8)}
+    # the matrix has fila's piece, X, whose flip along the long side still maps each solution onto another: every
+    # engine finds 4 covers of 2 unique solutions
+    assert {(r["covers"], r["unique"], r["total"]) for r in doc["rows"]} == {(4, 2, 8)}
+    assert doc["puzzles"][0]["redundancy"] == "X" and doc["puzzles"][0]["autoconfig"]["engine"] == "fila"
     assert by_engine["fila"]["stats"]["parallel"]["subproblems"] >= 2
     assert "on 2 workers: dlx, fila" in out
     assert doc["options"]["workers"] == 2 and doc["options"]["split_every_search"]
@@ -177,3 +180,40 @@ def test_a_timed_out_split_solve_leaves_no_worker_behind():
     left = [p for p in psutil.process_iter(["cmdline", "status"])
             if p.pid != me.pid and p.info["cmdline"] == me.cmdline() and p.info["status"] != psutil.STATUS_ZOMBIE]
     assert left == []
+
+
+def test_an_untuned_fila_configures_the_matrix_every_engine_shares(capsys, tmp_path):
+    # no -r and no filter: fila's estimates pick the piece (X on 12x5, where polycube's rule picks V) and, in 2-D,
+    # the one-shot volume filter; every engine solves that matrix, fila with the hand-off and schedule it chose
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila", "--timeout", "60",
+                                str(DEFS / "pentominoes_12x5.txt"))
+    assert status == 0, err
+    [entry] = doc["puzzles"]
+    assert entry["redundancy"] == "X" and entry["filters"]["VOLUME_FILTER_ONE_SHOT"] > 0
+    choice = entry["autoconfig"]
+    assert choice["engine"] == "fila" and choice["redundancy"] == "X" and len(choice["candidates"]) == 12
+    assert doc["options"]["redundancy"] == "auto" and doc["options"]["configured_by"] == "fila"
+    fila, dlx = rows_of(doc, "fila")[0], rows_of(doc, "dlx")[0]
+    assert fila["variant"] == f"f{choice['fila']}/o{choice['order']}/n1"
+    assert fila["stats"]["nodes"] == 843_024  # the automatic configuration's tree (results/tuning.md)
+    assert (fila["unique"], fila["total"]) == (dlx["unique"], dlx["total"]) == (1010, 4040)
+    assert "chosen per puzzle by fila's own configuration" in render_markdown(doc)
+
+
+def test_the_configuring_engine_runs_with_the_settings_it_chose(capsys, tmp_path):
+    # the 30-ball pyramid: the race of schedules finds the scan faster than e, the rule's schedule elsewhere
+    status, out, err, doc = run(capsys, tmp_path, "-e", "fila,dlx", str(DEFS / "polyspheres_square_pyramid_30.txt"))
+    assert status == 0, err
+    assert doc["puzzles"][0]["autoconfig"]["order"] == "f=6"
+    assert rows_of(doc, "fila")[0]["variant"] == "f6/of=6/n1"
+
+
+@pytest.mark.parametrize("argv", [["-e", "dlx,fila", "-r", "#"], ["-e", "dlx,fila", "-V"], ["-e", "dlx"],
+                                  ["-e", "dlx,fila:f11"]])
+def test_a_tuned_run_or_one_without_an_untuned_fila_keeps_polycubes_rule(capsys, tmp_path, argv):
+    status, out, err, doc = run(capsys, tmp_path, *argv, "--timeout", "60", str(DEFS / "pentominoes_12x5.txt"))
+    assert status == 0, err
+    [entry] = doc["puzzles"]
+    assert entry["redundancy"] == "V" and "autoconfig" not in entry
+    assert doc["options"]["redundancy"] == "#" and doc["options"]["configured_by"] is None
+    assert {(r["unique"], r["total"]) for r in doc["rows"]} == {(1010, 4040)}

@@ -32,18 +32,19 @@ def journal_dir() -> Path:
     return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
-def add_redundancy_arguments(parser, default: str | None) -> None:
+def add_redundancy_arguments(parser, default: str | None, default_help: str | None = None) -> None:
     """``-r [PIECE]`` and ``--redundancy-method`` (``parser`` may be an argument group).
 
     ``-r`` alone picks a piece (``#``), as in polycube; the next word is its
     piece only when it cannot be a definition file (:mod:`bench.cli.syntax`).
     ``default`` applies without ``-r`` (None: off, or the engine's choice
-    for an untuned fila run).
+    for an untuned fila run), described in the help as ``default_help``
+    where that says more.
     """
     parser.add_argument("-r", "--redundancy", "--redundancyFilter", action=OptionalValue, implicit="#",
                         accepts=piece_word, type=word("a piece name, # or ."), default=default, metavar="[PIECE]",
                         help="rotational-redundancy filter: # picks a piece, . turns it off, or a piece name "
-                             f"(default {default or '., except for an untuned fila run'})")
+                             f"(default {default_help or default or '., except for an untuned fila run'})")
     parser.add_argument("--redundancy-method", choices=REDUNDANCY_METHODS,
                         help="orientation (polycube's: one orientation per orbit, then translations) or orbit "
                              "(the smallest image of each orbit, whichever way the piece is drawn); default "

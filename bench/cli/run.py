@@ -7,6 +7,17 @@ crashing engine costs its own row, never the run.  Engines are interleaved
 across rounds, each round starting one engine later, so slow drift of the
 machine does not favour one of them; reports use the median over rounds.
 
+**The shared configuration.**  With no redundancy or one-shot filter
+option, the first engine that chooses a configuration of its own
+(:attr:`~bench.engines.protocol.Engine.chooses_configuration`: an untuned
+``fila``) chooses what the cover every engine shares is encoded with: the
+piece the redundancy filter constrains, from estimates of the search, and
+its one-shot filters (the volume filter in 2-D); that engine also runs
+with the settings it chose (hand-off, schedule).  The choice is made once
+per puzzle, before any engine runs, and recorded with the puzzle
+(``autoconfig``).  Without such an engine, or with ``-r``, the filters
+asked for are applied and ``-r #`` (polycube's rule) picks the piece.
+
 After each puzzle the rows are validated (:func:`~bench.comparison.validation.validate`) and the
 result file is rewritten, so an interrupted run keeps every finished puzzle.
 The exit status is 1 when any count disagrees or an engine failed.
@@ -55,7 +66,8 @@ def add_parser(sub) -> None:
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
                    help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
-    add_redundancy_arguments(p, default="#")
+    add_redundancy_arguments(p, default=None, default_help="the piece an untuned fila run's estimates price "
+                                                           "cheapest, else #")
     add_filter_arguments(p, in_search=False)
     add_mirror_argument(p)
     add_memory_argument(p)
@@ -82,6 +94,19 @@ def parse_engines(text: str) -> list[str]:
     for spec in specs:
         get_engine(spec)
     return specs
+
+
+def shared_configuration(args, specs: list[str]) -> str | None:
+    """The engine spec whose own configuration the run's shared cover takes (see the module docstring), or None.
+
+    None when the command line gives the redundancy filter or a one-shot
+    filter (the user configures the cover), or no engine chooses one.
+    """
+    asked = [args.redundancy, args.redundancy_method] + [getattr(args, f"{name}_filter")
+                                                         for name in ("volume", "parity", "fit")]
+    if any(value is not None for value in asked):
+        return None
+    return next((spec for spec in specs if get_engine(spec).chooses_configuration), None)
 
 
 def output_path(given: str | None) -> Path:
@@ -133,7 +158,12 @@ def cmd_run(args) -> int:
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
                "fit_rounds": args.fit_rounds, "mirror": args.mirror}
-    request = request_from(args)
+    chooser = shared_configuration(args, specs)
+    if chooser is None and args.redundancy is None:
+        args.redundancy = "#"
+    options["redundancy"] = "auto" if chooser is not None else args.redundancy
+    options["configured_by"] = chooser
+    request = request_from(args, tuned=chooser is None)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
         if value is not None and value > 0:
@@ -168,7 +198,7 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
-                    prepared = prepare(puzzle, request, cache=args.cache)
+                    prepared = prepare(puzzle, request, get_engine(chooser) if chooser else None, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)
@@ -176,6 +206,10 @@ def cmd_run(args) -> int:
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
                 entry["filters"] = prepared.filters
+                settings = {}
+                if prepared.request.choice is not None:
+                    entry["autoconfig"] = {"engine": chooser, **prepared.request.choice.to_json()}
+                    settings[chooser] = prepared.settings
                 document["puzzles"].append(entry)
                 say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
                 reasons = [] if args.no_static_check else prepared.reasons
@@ -184,7 +218,7 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                 else:
                     rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout,
-                                        warm_up(specs, cover), parallel, progress)
+                                        warm_up(specs, cover, settings), parallel, progress, settings)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if reasons:

@@ -17,7 +17,8 @@ from bench.comparison.tables import render_table
 from bench.errors import BenchError
 
 RUN_OPTIONS = (("timeout", "timeout", " s"), ("rounds", "rounds", ""), ("mode", "mode", ""),
-               ("redundancy", "redundancy filter", ""), ("volume_filter", "volume filter", ""),
+               ("redundancy", "redundancy filter", ""), ("configured_by", "configuration chosen by", ""),
+               ("volume_filter", "volume filter", ""),
                ("parity_filter", "parity filter", ""), ("fit_filter", "fit filter", ""), ("workers", "workers", ""))
 MACHINE = (("cpu", "CPU"), ("cores", "cores"), ("memory_gib", "memory GiB"), ("python", "Python"),
            ("platform", "platform"))

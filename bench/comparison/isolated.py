@@ -28,7 +28,8 @@ def limits_for(engine, mode: str, timeout: float) -> Limits:
                   time_limit=timeout if "time_limit" in engine.supported else None)
 
 
-def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None, conn, parent: int) -> None:
+def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None, settings: Settings, conn,
+           parent: int) -> None:
     # its own process group keeps the terminal's signals from it, so it must die with the run instead
     die_with_parent(parent)
     faulthandler.disable()  # a crashing engine is reported as a status, not with a stack dump
@@ -40,10 +41,10 @@ def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOption
         elif mode == "first" and engine.counts_only:
             result = Result(engine=spec, status=Status.SKIPPED, message="counts only; no first-solution mode")
         elif parallel is not None and mode == "count" and engine.splittable:
-            result = solve_maybe_parallel(cover, engine, Settings(), limits_for(engine, mode, timeout), parallel,
+            result = solve_maybe_parallel(cover, engine, settings, limits_for(engine, mode, timeout), parallel,
                                           printing=False)
         else:
-            result = engine.solve(cover, Settings(), limits_for(engine, mode, timeout))
+            result = engine.solve(cover, settings, limits_for(engine, mode, timeout))
     except UsageError as exc:
         result = Result(engine=spec, status=Status.SKIPPED, message=str(exc))
     except BaseException as exc:
@@ -54,12 +55,13 @@ def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOption
     conn.close()
 
 
-def solve_isolated(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None = None) -> Result:
-    """Solve in a forked child with a hard timeout; a crash or a hang becomes a status."""
+def solve_isolated(spec: str, cover, mode: str, timeout: float, parallel: ParallelOptions | None = None,
+                   settings: Settings = Settings()) -> Result:
+    """Solve in a forked child with a hard timeout, under ``settings``; a crash or a hang becomes a status."""
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)
     # not daemonic: a daemonic process may not start the worker pool of a split solve
-    proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, parallel, send, os.getpid()),
+    proc = ctx.Process(target=_child, args=(spec, cover, mode, timeout, parallel, settings, send, os.getpid()),
                        daemon=False)
     start = time.perf_counter()
     proc.start()

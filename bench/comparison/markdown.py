@@ -12,13 +12,20 @@ def run_facts(document: dict) -> list[tuple[str, str]]:
     filters = ", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
                         for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"
     compiled = compile_times(document)
+    if opts.get("redundancy") == "auto":
+        chooser = opts.get("configured_by") or "an engine"
+        matrix = (f"redundancy filter and one-shot filters chosen per puzzle by {chooser}'s own configuration (the "
+                  f"piece its estimates price cheapest, orbit; the volume filter in 2-D), {chooser} running with "
+                  "the settings it chose, the other engines with their defaults")
+    else:
+        matrix = (f"redundancy filter {opts.get('redundancy')} ({opts.get('redundancy_method') or 'orientation'}); "
+                  f"one-shot filters: {filters}")
     facts = [
         ("Machine", f"{m.get('cpu')}, {m.get('cores')} cores, {m.get('memory_gib')} GiB, Python {m.get('python')}, "
                     f"{m.get('platform')}; bench commit {m.get('commit')}"),
         ("Libraries", ", ".join(f"{k} {v}" for k, v in libs.items() if v)),
         ("Options", f"engines {', '.join(opts['engines'])}; mode {opts['mode']}; timeout {opts['timeout']:g} s; "
-                    f"rounds {opts['rounds']}; redundancy filter {opts.get('redundancy')} "
-                    f"({opts.get('redundancy_method') or 'orientation'}); one-shot filters: {filters}"),
+                    f"rounds {opts['rounds']}; {matrix}"),
         ("Times", "solve seconds, the median over the rounds (a split solve's include its split); ±N% is half the "
                   "range between the slowest and the fastest round; * marks the fastest engine of a puzzle. Times "
                   f"under {RESOLUTION * 1000:g} ms are not ranked or divided: they measure the cost of a call and "

@@ -11,40 +11,46 @@ from __future__ import annotations
 from bench.comparison.isolated import solve_isolated
 from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import row
-from bench.engines import Result, Status, get_engine
+from bench.engines import Result, Settings, Status, get_engine
 from bench.parallel.runner import ParallelOptions
 
 
-def warm_up(specs: list[str], cover) -> dict[str, float]:
+def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, float]:
     """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code.
 
     On a cold cache the dearest of every engine's kernels starts compiling in
     a child (:meth:`~bench.engines.protocol.Engine.prefetch`, gathered by
     :func:`~bench.native.warmup.prefetching`) while this process compiles
     the rest, and the warm-ups load it when it is done: the longest compile
-    (FILA's kernel) sets the pace, not the sum.
+    (FILA's kernel) sets the pace, not the sum.  ``settings`` maps a spec to
+    the settings it runs with (its own configuration), else the defaults.
     """
     from bench.native.warmup import prefetching
 
     engines = {spec: get_engine(spec) for spec in specs}
     engines = {spec: engine for spec, engine in engines.items() if engine.available()}
+    settings = settings or {}
     with prefetching():
-        for engine in engines.values():
-            engine.prefetch(cover)
-    return {spec: engine.warm_up(cover) for spec, engine in engines.items()}
+        for spec, engine in engines.items():
+            engine.prefetch(cover, settings.get(spec))
+    return {spec: engine.warm_up(cover, settings.get(spec)) for spec, engine in engines.items()}
 
 
 def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, timeout: float,
                  compile_seconds: dict, parallel: ParallelOptions | None = None,
-                 progress: RunProgress | None = None) -> list[dict]:
-    """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split)."""
+                 progress: RunProgress | None = None, settings: dict | None = None) -> list[dict]:
+    """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split).
+
+    ``settings`` maps a spec to the settings it runs with, else the defaults.
+    """
+    settings = settings or {}
     rows = []
     for round_no in range(rounds):
         shift = round_no % len(specs)
         for spec in specs[shift:] + specs[:shift]:
             if progress is not None:
                 progress.engine(spec, round_no)
-            result = solve_isolated(spec, cover, mode, timeout, parallel)
+            result = solve_isolated(spec, cover, mode, timeout, parallel, settings.get(spec, Settings()))
             if result.status != Status.SKIPPED:
                 result.timings.setdefault("compile", compile_seconds.get(spec, 0.0))
             rows.append(row(entry, spec, round_no, result))

@@ -3,9 +3,10 @@
 Every engine takes the same :class:`~bench.models.cover.Cover`, the same
 :class:`Settings` (search configuration) and :class:`Limits`, and returns the
 same :class:`Result`.  :class:`Engine` declares everything a caller may use:
-its capabilities (``supported``, ``counts_only``, ``splittable``), its
-availability, its one-off compilation (``warm_up``), the defaults it chooses
-before a puzzle is encoded (``configure``) and after (``resolve``), and
+its capabilities (``supported``, ``counts_only``, ``splittable``,
+``chooses_configuration``), its availability, its one-off compilation
+(``warm_up``), the defaults it chooses before a puzzle is encoded
+(``configure``) and after (``resolve``), and
 ``solve``.  A setting an engine does not implement is refused, never ignored.
 """
 
@@ -231,6 +232,12 @@ class Engine(ABC):
         :meth:`warm_up` that follows waits for it.  Engines with nothing to
         compile do nothing.
         """
+
+    @property
+    def chooses_configuration(self) -> bool:
+        """True when :meth:`configure` chooses a configuration of its own for an untuned request (the piece the
+        redundancy filter constrains, its one-shot filters, its settings), as ``bench run`` may then share it."""
+        return False
 
     def configure(self, puzzle, request):
         """The :class:`~bench.prepare.Request` with this engine's defaults for what must be chosen before encoding."""

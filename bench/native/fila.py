@@ -347,6 +347,11 @@ class FilaEngine(Engine):
         """Start compiling, in forked children, the kernels :meth:`warm_up` would compile (on a cold cache)."""
         warmup.prefetch_for(self, cover, settings, plain=self.PLAIN)
 
+    @property
+    def chooses_configuration(self) -> bool:
+        """True unless the variant tunes the engine: an untuned run chooses from estimates (:meth:`configure`)."""
+        return not self.tuning
+
     def configure(self, puzzle, request):
         """With no tuning option at all, the configuration chosen from estimates of each candidate's search.
 
