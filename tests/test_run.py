@@ -217,3 +217,20 @@ def test_a_tuned_run_or_one_without_an_untuned_fila_keeps_polycubes_rule(capsys,
     assert entry["redundancy"] == "V" and "autoconfig" not in entry
     assert doc["options"]["redundancy"] == "#" and doc["options"]["configured_by"] is None
     assert {(r["unique"], r["total"]) for r in doc["rows"]} == {(1010, 4040)}
+
+
+def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys, tmp_path):
+    from bench.benchmarks.configuration import figures, markdown
+
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila", "--rounds", "3", str(DEFS / "pentominoes_20x3.txt"))
+    assert status == 0, err
+    got = figures(doc)["pentominoes_20x3.txt"]
+    fila = [r for r in rows_of(doc, "fila")]
+    assert got["piece"] == "X" and got["counts"] == [(2, 8)]
+    assert got["engines"]["fila"]["seconds"] == sorted(r["solve"] for r in fila)[1]
+    assert got["engines"]["fila"]["nodes"] == fila[0]["stats"]["nodes"] > 0
+    engines = {e: {"automatic": 0.02, "rule": 0.05, "ratio": 2.5, "nodes": {"automatic": 10, "rule": 30},
+                   "variant": v["variant"]} for e, v in got["engines"].items()}
+    record = {"pairs": 1, "rounds": 3, "engines": "dlx,fila",
+              "puzzles": {"pentominoes_20x3.txt": {"pieces": {"automatic": "X", "rule": "V"}, "engines": engines}}}
+    assert "| pentominoes_20x3.txt | fila | X / V | f11/of=11/n1 | 0.0200 | 0.0500 | 2.50 | 10 | 30 |" in markdown(record)
