@@ -220,7 +220,9 @@ def test_a_tuned_run_or_one_without_an_untuned_fila_keeps_polycubes_rule(capsys,
 
 
 def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys, tmp_path):
-    from bench.benchmarks.configuration import figures, markdown
+    import copy
+
+    from bench.benchmarks.configuration import compare_modes, figures, markdown
 
     status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila", "--rounds", "3", str(DEFS / "pentominoes_20x3.txt"))
     assert status == 0, err
@@ -234,3 +236,14 @@ def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys
     record = {"pairs": 1, "rounds": 3, "engines": "dlx,fila",
               "puzzles": {"pentominoes_20x3.txt": {"pieces": {"automatic": "X", "rule": "V"}, "engines": engines}}}
     assert "| pentominoes_20x3.txt | fila | X / V | f11/of=11/n1 | 0.0200 | 0.0500 | 2.50 | 10 | 30 |" in markdown(record)
+    # an engine without a node count (a SAT solver) prints a dash, not a traceback
+    engines["dlx"]["nodes"] = {"automatic": None, "rule": None}
+    assert f"| pentominoes_20x3.txt | dlx | X / V | {got['engines']['dlx']['variant']} | 0.0200 | 0.0500 | 2.50 | - | - |" \
+        in markdown(record)
+    # the same run as both modes compares to itself; a run counting otherwise stops the benchmark
+    same = compare_modes({"automatic": [figures(doc)], "rule": [figures(doc)]})["pentominoes_20x3.txt"]
+    assert same["engines"]["fila"]["ratio"] == 1.0 and same["pieces"] == {"automatic": "X", "rule": "X"}
+    other = copy.deepcopy(figures(doc))
+    other["pentominoes_20x3.txt"]["counts"] = [(2, 9)]
+    with pytest.raises(SystemExit, match="count differently"):
+        compare_modes({"automatic": [figures(doc)], "rule": [other]})

@@ -10,8 +10,9 @@ puzzle and engine it reports the median over pairs of the run's median
 solve seconds, the ratio rule / automatic (the median of the pairs'
 ratios, robust to the drift of a shared machine), the nodes each searched
 (machine-independent) and the pieces.  Every run's counts are
-cross-validated by ``bench run`` itself; a run that exits non-zero stops
-the benchmark.  Writes ``results/configuration.md`` and ``.json``.
+cross-validated by ``bench run`` itself, and both modes' unique and total
+counts against each other; a run that exits non-zero, or counts that
+differ, stop the benchmark.  Writes ``results/configuration.md`` and ``.json``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ def figures(document: dict) -> dict:
     return out
 
 
+def _count(value) -> str:
+    return "-" if value is None else f"{value:,}"
+
+
 def markdown(record: dict) -> str:
     """The report: per puzzle and engine, both modes' seconds, the ratio, nodes and pieces."""
     lines = ["# bench run's shared matrix: configured by an untuned fila against polycube's rule", "",
@@ -74,15 +79,43 @@ def markdown(record: dict) -> str:
         for engine, e in p["engines"].items():
             lines.append(f"| {key} | {engine} | {p['pieces']['automatic']} / {p['pieces']['rule']} | "
                          f"{e['variant']} | {e['automatic']:.4f} | {e['rule']:.4f} | {e['ratio']:.2f} | "
-                         f"{e['nodes']['automatic']:,} | {e['nodes']['rule']:,} |")
+                         f"{_count(e['nodes']['automatic'])} | {_count(e['nodes']['rule'])} |")
     return "\n".join(lines) + "\n"
+
+
+def compare_modes(runs: dict) -> dict:
+    """Per puzzle key (in every run): both modes' pieces and, per engine, seconds, ratio, nodes and variant.
+
+    ``runs`` maps each mode to its runs' :func:`figures`; raises
+    ``SystemExit`` when two runs count a puzzle differently.
+    """
+    puzzles = {}
+    for key, first in runs["automatic"][0].items():
+        if any(key not in r for mode in MODES for r in runs[mode]):
+            continue
+        counts = {tuple(map(tuple, r[key]["counts"])) for mode in MODES for r in runs[mode]}
+        if len(counts) > 1:
+            raise SystemExit(f"{key}: the runs count differently (unique, total): {sorted(counts)}")
+        engines = {}
+        for engine in first["engines"]:
+            if any(engine not in r[key]["engines"] for mode in MODES for r in runs[mode]):
+                continue
+            at = {mode: [r[key]["engines"][engine] for r in runs[mode]] for mode in MODES}
+            engines[engine] = {
+                **{mode: statistics.median(e["seconds"] for e in at[mode]) for mode in MODES},
+                "ratio": statistics.median(r["seconds"] / a["seconds"] for a, r in zip(at["automatic"], at["rule"])),
+                "nodes": {mode: at[mode][0]["nodes"] for mode in MODES},
+                "variant": at["automatic"][0]["variant"]}
+        puzzles[key] = {"pieces": {mode: runs[mode][0][key]["piece"] for mode in MODES}, "engines": engines}
+    return puzzles
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the pairs and write the report."""
     parser = argparse.ArgumentParser(prog="python -m bench.benchmarks.configuration",
                                      description=__doc__.split("\n\n")[0])
-    parser.add_argument("puzzles", nargs="*", metavar="PUZZLE", help=f"bundled definitions (default: {', '.join(PUZZLES)})")
+    parser.add_argument("puzzles", nargs="*", metavar="PUZZLE",
+                        help=f"bundled definitions (default: {', '.join(PUZZLES)})")
     parser.add_argument("--pairs", type=int, default=3, help="alternating pairs of runs (default 3)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds within each bench run (default 3)")
     parser.add_argument("--engines", default="dlx,fila", help="engines of each run (default dlx,fila)")
@@ -99,21 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                 runs[mode].append(figures(bench_run(files, args.engines, args.rounds, MODES[mode],
                                                     Path(tmp) / f"{mode}-{pair}.json")))
                 print(f"pair {pair + 1} {mode}: done", file=sys.stderr, flush=True)
-    puzzles = {}
-    for key, first in runs["automatic"][0].items():
-        if any(key not in r for mode in MODES for r in runs[mode]):
-            continue
-        engines = {}
-        for engine in first["engines"]:
-            if any(engine not in r[key]["engines"] for mode in MODES for r in runs[mode]):
-                continue
-            at = {mode: [r[key]["engines"][engine] for r in runs[mode]] for mode in MODES}
-            engines[engine] = {
-                **{mode: statistics.median(e["seconds"] for e in at[mode]) for mode in MODES},
-                "ratio": statistics.median(r["seconds"] / a["seconds"] for a, r in zip(at["automatic"], at["rule"])),
-                "nodes": {mode: at[mode][0]["nodes"] for mode in MODES},
-                "variant": at["automatic"][0]["variant"]}
-        puzzles[key] = {"pieces": {mode: runs[mode][0][key]["piece"] for mode in MODES}, "engines": engines}
+    puzzles = compare_modes(runs)
     record = {"pairs": args.pairs, "rounds": args.rounds, "engines": args.engines, "puzzles": puzzles}
     RESULTS.mkdir(exist_ok=True)
     write_atomic(RESULTS / "configuration.json", json.dumps(record, indent=1), "benchmark results")

@@ -159,6 +159,7 @@ def cmd_run(args) -> int:
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
                "fit_rounds": args.fit_rounds, "mirror": args.mirror}
     chooser = shared_configuration(args, specs)
+    configuring = get_engine(chooser) if chooser is not None else None
     if chooser is None and args.redundancy is None:
         args.redundancy = "#"
     options["redundancy"] = "auto" if chooser is not None else args.redundancy
@@ -198,7 +199,7 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
-                    prepared = prepare(puzzle, request, get_engine(chooser) if chooser else None, cache=args.cache)
+                    prepared = prepare(puzzle, request, configuring, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)

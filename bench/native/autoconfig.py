@@ -422,10 +422,10 @@ def _schedule(choice: Choice, schedules) -> None:
 
     Only where the rule's search is predicted under :data:`RACE_BELOW`
     (the race then costs about twice the faster search's first
-    sub-problems, once: the cover cache keeps the choice); on larger trees ``e`` searched several times
-    fewer nodes than the scan on every bundled puzzle (the Meteor puzzle
-    0.79 M against 9.9 M, the Tetris Cube 48 M against 477 M), so the rule
-    stands.  On the 30-ball pyramid the scan's whole search takes 0.7 ms
+    sub-problems, once: the cover cache keeps the choice); on larger
+    trees ``e`` searched several times fewer nodes than the scan on every
+    bundled puzzle (the Meteor puzzle 0.79 M against 9.9 M, the Tetris
+    Cube 48 M against 477 M), so the rule stands.  On the 30-ball pyramid the scan's whole search takes 0.7 ms
     where ``e``'s takes 4.4 ms (3.3 ms of it building ``e``'s list sets,
     which hold each image at every one of its cells), on the hexagonal
     prisms 17 ms against 25 ms, on the planar pentacubes in 2x3x10 10 ms
