@@ -179,6 +179,32 @@ def test_a_prefetched_specialization_is_waited_for_then_loaded(monkeypatch, tmp_
     assert warmup._children == {}
 
 
+def test_the_compiler_is_set_up_here_before_a_child_is_forked(monkeypatch, tmp_path):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1"])
+    calls = []
+    monkeypatch.setattr(warmup, "_set_up_compiler", lambda names: calls.append((os.getpid(), list(names),
+                                                                               set(warmup._children))))
+    warmup.prefetch(["fila1"])
+    # in this process, for the child's share, before the child existed
+    assert calls == [(os.getpid(), ["fila1"], set())] and set(warmup._children) == {"fila1"}
+    warmup.ensure(["fila1"])
+    assert len((tmp_path / "fila1").read_text().split()) == 2
+
+
+@pytest.mark.parametrize("reason, pycc", [(None, True), ("faked: no compiler", False)])
+def test_setting_up_the_compiler_imports_pycc_only_where_a_library_is_built(monkeypatch, reason, pycc):
+    import bench.kernels
+
+    calls = []
+    monkeypatch.setattr(warmup, "_library_reason", lambda name: reason)
+    monkeypatch.setattr(warmup.aot, "prepare", lambda: calls.append("pycc"))
+    monkeypatch.setattr(bench.kernels, "materialize", lambda: calls.append("numba"))
+    warmup._set_up_compiler(["filters"])
+    assert calls == (["pycc"] if pycc else ["numba"])
+
+
 def test_one_core_compiles_everything_here(monkeypatch, tmp_path):
     import os
 

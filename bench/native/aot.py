@@ -58,7 +58,7 @@ from bench.files import exclusive_lock
 from bench.native.signatures import LIBRARIES
 
 __all__ = ["LIBRARIES", "build", "buildable", "built", "candidates", "describe", "directory", "failed", "load",
-           "loaded", "matcher", "module_name", "numba_type", "obtainable", "record"]
+           "loaded", "matcher", "module_name", "numba_type", "obtainable", "prepare", "record"]
 
 _loaded: set[str] = set()
 _modules: dict[str, object] = {}
@@ -447,11 +447,7 @@ def build(spec: str) -> Path:
             return target
         functions = [(kernel_name, descriptions, kernel(kernel_name).py_func)
                      for kernel_name, descriptions in LIBRARIES[spec]]
-        _kernels.materialize()
-        with warnings.catch_warnings():
-            # pycc is "pending deprecation" with no replacement yet; where a numba drops it, buildable() says so
-            warnings.simplefilter("ignore")
-            from numba.pycc import CC
+        CC = prepare()
 
         for stale in folder.glob(".build-*"):
             # a build killed halfway (another process's builds are under an hour old)
@@ -488,9 +484,24 @@ def build(spec: str) -> Path:
     return target
 
 
-HELPER_CFLAGS = ["-O1", "-g0"]
-"""gcc's flags for numba's C helpers: nothing hot runs in them (the kernels' loops are LLVM's code), and -O1 compiles
-them in 1.4 s of CPU where -O3 took 2.1 to 2.6 s."""
+def prepare():
+    """Import numba and its ``pycc`` and make the package's kernels numba's; returns pycc's ``CC`` class.
+
+    What every build does first, and :mod:`bench.native.warmup` before it
+    forks a child to build, for the child to inherit.
+    """
+    _kernels.materialize()
+    with warnings.catch_warnings():
+        # pycc is "pending deprecation" with no replacement yet; where a numba drops it, buildable() says so
+        warnings.simplefilter("ignore")
+        from numba.pycc import CC
+    return CC
+
+
+HELPER_CFLAGS = ["-O0", "-g0"]
+"""gcc's flags for numba's C helpers: nothing hot runs in them (the kernels' loops are LLVM's code, with numba's
+reference counts; the helpers allocate a hand-off's arrays and refill the random generator's state), and -O0 compiles
+them in 0.7 s of CPU where -O1 took 0.95 s and -O3 2.1 to 2.6 s."""
 UNUSED_HELPERS = ("dictobject", "listobject", "setobject")
 """numba's typed containers, which no kernel uses: 0.5 to 0.8 s of gcc.  A kernel that came to use one would fail to
 import its library (an undefined symbol), and numba's JIT would run it; ``tests/test_aot.py`` loads every library."""
