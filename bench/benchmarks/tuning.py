@@ -29,8 +29,8 @@ milliseconds) outweighs any search.  Against polycube 1.2.1 (10x6, 12x5, one-sid
 scales the issue's figures, measured on this machine with polycube built
 from source, by a same-run calibration: the configuration bench's default
 was then (10x6, ``-rX -V -f11 -of=11 -n``, 0.082 s then), timed in the
-same rounds (no polycube binary could be built on this machine, so
-there is no option to run one side by side).
+same rounds, for a machine without polycube; with a polycube binary,
+:mod:`bench.benchmarks.polycube` runs the two side by side.
 
 Writes ``results/tuning.md`` and ``results/tuning.json`` (puzzles run
 before and not named again are kept, so the benchmark runs in parts).
@@ -267,8 +267,9 @@ def markdown(records: list[dict], machine: dict) -> str:
     poly = [r for r in records if "polycube" in r]
     if poly:
         lines += ["", "## Against polycube 1.2.1", "",
-                  "No polycube binary could be built here (/work/polycube/README-lead.md), so its best search times "
-                  "from the issue (measured on this machine, g++ -O3) are scaled by a same-run calibration: the "
+                  "Polycube is not bundled, so its best search times from the issue (measured on this machine, g++ "
+                  "-O3) are scaled by a same-run calibration (`python -m bench.benchmarks.polycube --polycube PATH` "
+                  "runs a polycube binary side by side instead: results/polycube.md): the "
                   f"configuration bench's default was then ({CALIBRATION[0]}, -rX -V -f11 -of=11 -n; "
                   f"{CALIBRATION[-1]} s then), timed in the same rounds.", "",
                   "| puzzle | polycube flags | polycube s then | calibration now / then | polycube s scaled | "
