@@ -47,7 +47,7 @@ def fake_polycube(tmp_path, unique: int | None) -> str:
 def test_a_polycube_run_gives_its_search_seconds_counts_and_statistics(tmp_path):
     binary = fake_polycube(tmp_path, 2339)
     got = polycube.run_polycube(binary, polycube.CASES["10x6"], None)
-    assert got["search"] == pytest.approx(0.146279 - 0.004431)
+    assert got["search"] == pytest.approx(0.146279 - 0.004431) and got["solve"] == pytest.approx(0.146279)
     assert (got["unique"], got["attempts"], got["fits"]) == (2339, 15198004, 2091215)
     # the file after "--": polycube's options with an optional value would take it for theirs
     args = (tmp_path / "argv").read_text().split()
@@ -66,5 +66,7 @@ def test_the_counts_of_both_solvers_are_checked_against_each_other_and_the_recor
     assert row["counts_agree"] is agree and row["expected_unique"] == 480
     assert row["bench"]["nodes"] > 0 and row["bench"]["search"]["median"] > 0
     assert row["search_ratio"] == pytest.approx((0.146279 - 0.004431) / row["bench"]["search"]["median"])
+    assert row["solve_ratio"] == pytest.approx(0.146279 / row["bench"]["solve"]["median"])
+    assert row["bench"]["solve"]["median"] > row["bench"]["search"]["median"]
     report = polycube.markdown([row], {"cpu": "cpu", "cores": 2, "commit": "abc"}, 0, "Polycube, Version 1.2.1.")
     assert "| somacube.txt | `-r` |" in report and ("DISAGREE" in report) is not agree
