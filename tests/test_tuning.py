@@ -14,9 +14,11 @@ from bench.models.cover import Cover
 from bench.models.filters import volume_filter
 from bench.native import autoconfig
 from bench.native.fila import FilaEngine, default_order, default_schedules
-from bench.native.pipeline_estimate import E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS, PipelineArrays
+from bench.native.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
+                                            PipelineArrays)
+from bench.native.search import piece_count
 from bench.prepare import Request, prepare
-from conftest import DEFS
+from conftest import DATA, DEFS
 
 
 def one(name):
@@ -70,6 +72,23 @@ def test_the_sampler_estimates_the_tree_fila_searches():
     estimate = (rows[0, E_NODES_DLX] + rows[0, E_NODES_FIXED] + rows[0, E_NODES_SEARCHED]) / rows[0, E_TRIALS]
     truth = real_nodes(puzzle, "X")
     assert 0.8 * truth < estimate < 1.25 * truth
+
+
+def test_a_path_ends_at_a_box_filled_with_pieces_left():
+    # spare pieces (12 cells of pieces for a 3x3 box): a path that fills the box is a cover once every shape has its
+    # minimum; looking for an open cell in a full box read past the cell arrays and crashed the choice
+    [puzzle] = bench.load(DATA / "spare_3x3.txt")
+    cover = Cover.from_puzzle(puzzle)
+    n = piece_count(cover)
+    arrays = PipelineArrays.build(cover, default_order(cover, n - 1), n - 1)
+    rows = arrays.sample(np.zeros((1, cover.n_options), dtype=np.bool_), 20000, 1, n)
+    # the matrix has 80 covers (80 total, 10 unique)
+    assert 0.8 * 80 < rows[0, E_COVERS] / rows[0, E_TRIALS] < 1.25 * 80
+    choice = autoconfig.choose(puzzle, default_schedules)
+    engine = FilaEngine()
+    prepared = prepare(puzzle, Request(tuned=False), engine)
+    r = engine.solve(prepared.cover, prepared.settings, Limits())
+    assert choice.piece is not None and (r.unique, r.total) == (10, 80)
 
 
 def test_the_root_is_stratified():

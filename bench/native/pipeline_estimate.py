@@ -113,6 +113,16 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
                 if left == 0:
                     out[k, E_COVERS] += weight
                     break
+                if occ0 == full0 and occ1 == full1:
+                    # with spare pieces the box fills with pieces left: a cover once every shape has its minimum
+                    # (no open cell is left to branch on)
+                    short = False
+                    for s in range(n_shapes):
+                        if count[s] < lo[s]:
+                            short = True
+                    if not short:
+                        out[k, E_COVERS] += weight
+                    break
                 n_kids = 0
                 attempts = 0
                 fixed = False
