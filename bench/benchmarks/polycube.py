@@ -41,11 +41,10 @@ from pathlib import Path
 
 import bench
 from bench.benchmarks import user_environment
+from bench.bundled import DEFS
 from bench.comparison.results import machine_facts
 from bench.files import write_atomic
 from bench.models.expected import expected_for
-
-DEFS = Path(__file__).resolve().parents[2] / "defs"
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,8 @@ def run_polycube(binary: str, case: Case, cpu: int | None) -> dict:
     meters = dict(re.findall(r"^\s*([a-z-]+)\s*:\s*([0-9.]+)\s*:", done.stdout, re.M))
     # polycube exits 0 on errors too: only its count line says it solved
     if "SOLUTIONS" not in values or "solve" not in meters:
-        raise SystemExit(f"polycube did not solve {path}: {(done.stderr or done.stdout).strip().splitlines()[-1:]}")
+        said = (done.stderr or done.stdout).strip().splitlines()
+        raise SystemExit(f"polycube did not solve {path}: {said[-1] if said else 'it printed nothing'}")
     return {"wall": wall, "search": float(meters["solve"]) - float(meters.get("solve-init", 0.0)),
             "solve": float(meters["solve"]), "unique": int(values["UNIQUE"]), "attempts": int(values["ATTEMPTS_TOTAL"]),
             "fits": int(values["FITS_TOTAL"])}
@@ -111,7 +111,8 @@ def run_bench(python: str, case: Case, cpu: int | None) -> dict:
     done = subprocess.run(command, capture_output=True, text=True, env=user_environment())
     wall = time.perf_counter() - start
     if done.returncode != 0:
-        raise SystemExit(f"bench solve {path} exited {done.returncode}: {done.stderr.strip()}")
+        said = done.stderr.strip().splitlines()
+        raise SystemExit(f"bench solve {path} exited {done.returncode}: {said[-1] if said else 'it printed nothing'}")
     values = dict(line.split("=", 1) for line in done.stdout.splitlines() if "=" in line)
     return {"wall": wall, "search": float(values["SOLVE_SECONDS"]),
             "solve": float(values["SETUP_SECONDS"]) + float(values["SOLVE_SECONDS"]), "covers": int(values["SOLUTIONS"]),
@@ -121,7 +122,7 @@ def run_bench(python: str, case: Case, cpu: int | None) -> dict:
                        + (" -V" if values.get("volumeFilter", "0") != "0" else "")}
 
 
-def spread(values: list[float]) -> dict:
+def median_and_range(values: list[float]) -> dict:
     """Median, min and max of ``values``."""
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
@@ -144,11 +145,11 @@ def compare(binary: str, python: str, case: Case, rounds: int, cpu: int | None) 
     agree = len(uniques) == 1 and (expected is None or expected.unique is None or uniques == {expected.unique})
     return {
         "case": case.name, "file": case.file, "polycube_flags": " ".join(case.polycube_flags), "rounds": rounds,
-        "polycube": {"search": spread([p["search"] for p in poly]), "solve": spread([p["solve"] for p in poly]),
-                     "wall": spread([p["wall"] for p in poly]), "attempts": poly[-1]["attempts"],
+        "polycube": {"search": median_and_range([p["search"] for p in poly]), "solve": median_and_range([p["solve"] for p in poly]),
+                     "wall": median_and_range([p["wall"] for p in poly]), "attempts": poly[-1]["attempts"],
                      "fits": poly[-1]["fits"]},
-        "bench": {"search": spread([b["search"] for b in ours]), "solve": spread([b["solve"] for b in ours]),
-                  "wall": spread([b["wall"] for b in ours]), "nodes": ours[-1]["nodes"],
+        "bench": {"search": median_and_range([b["search"] for b in ours]), "solve": median_and_range([b["solve"] for b in ours]),
+                  "wall": median_and_range([b["wall"] for b in ours]), "nodes": ours[-1]["nodes"],
                   "variant": ours[-1]["variant"]},
         "search_ratio": statistics.median(p["search"] / b["search"] for p, b in zip(poly, ours)),
         "solve_ratio": statistics.median(p["solve"] / b["solve"] for p, b in zip(poly, ours)),
