@@ -143,14 +143,15 @@ def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheape
 
 
 def test_the_schedules_race_where_the_search_is_small():
-    # the 30-ball pyramid: the scan searches 19,491 nodes in under a millisecond, e 2,845 nodes in 4 ms (3.3 ms of
-    # it building e's list sets); the race runs both, in turns, over the same sub-problems, and the scan leads
+    # the 30-ball pyramid: the scan searches 19,491 nodes, priced 2 ms, e 2,845 nodes priced 9 ms (most of it
+    # building e's list sets: 313,014 entries); the race runs both, in turns, over the same sub-problems, and the
+    # scan leads
     choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
     assert choice.order == "f=6" and set(choice.schedules) == {"e=6", "f=6"}
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
     assert scan["won"] and scan["reached"] and not tight["won"]
-    # e, the rule, took RACE_CLEAR times as long as the scan (its time counted with the margin) to the checkpoint
-    assert tight["checkpoint_seconds"] >= autoconfig.RACE_CLEAR * scan["checkpoint_seconds"] / autoconfig.EXACT_GAIN
+    # e, the rule, was priced RACE_CLEAR times as high as the scan (with the margin) to the checkpoint
+    assert tight["checkpoint_cost"] >= autoconfig.RACE_CLEAR * scan["checkpoint_cost"] / autoconfig.EXACT_GAIN
     assert scan["checkpoint"] <= scan["handoffs"] or scan["finished"]
     assert "AUTO_ORDER=f=6" in choice.lines() and any(line.startswith("AUTO_SCHEDULE[e=6]=") for line in choice.lines())
     # the engine's untuned settings follow it, and the cover cache's copy of the choice keeps it
@@ -166,7 +167,7 @@ def test_a_clear_lead_on_the_first_sub_problems_decides_the_race():
     tight, scan = choice.schedules["e=11"], choice.schedules["f=11"]
     assert choice.order == "e=11" and tight["won"] and not tight["finished"] and not scan["finished"]
     assert 1 <= tight["checkpoint"] < 7 and tight["nodes"] < 61_944
-    assert tight["checkpoint_seconds"] >= autoconfig.RACE_EVIDENCE
+    assert tight["checkpoint_cost"] >= autoconfig.RACE_EVIDENCE
 
 
 def test_a_race_without_a_clear_lead_runs_to_the_end(monkeypatch):
@@ -177,8 +178,8 @@ def test_a_race_without_a_clear_lead_runs_to_the_end(monkeypatch):
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
     assert choice.order == "f=6" and scan["won"] and scan["finished"] and scan["nodes"] == 19_491
     assert scan["checkpoint"] > scan["handoffs"] == 3
-    assert tight["seconds"] * autoconfig.EXACT_GAIN >= scan["seconds"]
-    assert "its whole search took" in choice.reason
+    assert tight["cost"] * autoconfig.EXACT_GAIN >= scan["cost"]
+    assert "its whole search priced at" in choice.reason
 
 
 def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):
@@ -190,13 +191,41 @@ def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):
     assert "stopped undecided" in choice.reason
 
 
-def test_a_race_slice_never_stops_at_zero_nodes():
+def test_a_search_slice_never_stops_at_zero_nodes():
     # a slice that took long (a hand-off's lists built in it) shrinks the next one, never to nothing; a quick one
     # grows it at most 8-fold
     from bench.native.search import Search
 
-    assert Search.next_slice(16, 1.0, autoconfig.RACE_SLICE) == 1
-    assert Search.next_slice(16, 1e-9, autoconfig.RACE_SLICE) == 16 * 8
+    assert Search.next_slice(16, 1.0, Search.SLICE_SECONDS) == 1
+    assert Search.next_slice(16, 1e-9, Search.SLICE_SECONDS) == 16 * 8
+
+
+@pytest.mark.parametrize("name", ["polyspheres_square_pyramid_30.txt", "hexiamonds_6x6.txt",
+                                  "pentacubes_planar_2x3x10.txt"])
+def test_the_choice_is_the_same_on_a_slowed_and_jumpy_clock(monkeypatch, name):
+    # what a slow or busy machine looks like to the choice: every kernel slice takes long and the clock jumps; the
+    # piece, hand-off, schedule, race and counters must not move (only the seconds it reports may)
+    import time
+
+    from bench.native.search import Search
+
+    steady = autoconfig.choose(one(name), default_schedules)
+    slice_ = Search._slice
+    clock = [0.0]
+
+    def jumpy():
+        clock[0] += 0.37
+        return clock[0]
+
+    def slowed(self, budget):
+        time.sleep(0.0005)
+        return slice_(self, budget)
+
+    monkeypatch.setattr(Search, "_slice", slowed)
+    monkeypatch.setattr(autoconfig.time, "perf_counter", jumpy)
+    slow = autoconfig.choose(one(name), default_schedules)
+    assert slow == steady and slow.to_json()["schedules"] == steady.to_json()["schedules"]
+    assert slow.lines()[:2] == steady.lines()[:2] and slow.reason == steady.reason
 
 
 def test_large_trees_keep_e_without_a_race():
@@ -231,6 +260,8 @@ def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, m
     assert 0 < record["search_ratio"] < record["ratio"]
     pieces = {g["label"].split()[0] for g in record["grid"]}
     assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
-    # a search of a third of a millisecond is timed as the median of many solves
-    assert record["repeat"] > 10
+    # a short search is timed as the median of many solves (how many follows the clock, so only the rule is checked
+    # here: a loaded machine may see the third of a millisecond as ten)
+    assert record["repeat"] >= 1
+    assert tuning.repeats(0.0003) > 10 and tuning.repeats(0.01) == 5 and tuning.repeats(2.0) == 1
     assert f"| pentominoes_20x3.txt | 1 | {record['repeat']} | -rX" in (tmp_path / "tuning.md").read_text()

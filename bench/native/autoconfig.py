@@ -39,15 +39,19 @@ as the search does not: the kept images are the smallest of each orbit in
 the box's scan order (``orbit``), FILA scans along the longest side, and
 the estimate walks the tree the solve will search.
 
-**The schedule is measured.**  On small trees ``e`` and the scan differ
-less in the nodes they search than in what a node and a hand-off cost,
-which depend on the lattice (a hexagonal prism's 8 neighbours make
-``e``'s node dearer) and on how many images each cell's lists hold (``e``
-lists an image at every one of its cells, the scan at its first).  So each schedule runs the
-real search, in turns, where the rule's search is predicted small enough
-for that, over the same sub-problems: the first to lead clearly on the
-first ones, or to finish, wins, the rule's ties (:func:`_race`).  Only
-that step reads a clock.
+**The schedule is raced on counted work.**  On small trees ``e`` and the scan
+differ less in the nodes they search than in what a node and a hand-off
+cost, which depend on the lattice (a hexagonal prism's 8 neighbours make
+``e``'s hole dearer to choose) and on how many images each cell's lists
+hold (``e`` lists an image at every one of its cells, the scan at its
+first).  So each schedule runs the real search, in turns of
+:data:`RACE_SLICE_NODES` nodes, where the rule's search is predicted small
+enough for that, over the same sub-problems, and each is priced by what it
+counted (nodes, images tried, images probed while choosing a hole, list
+entries built: :func:`race_cost`): the first to lead clearly on the first
+ones, or to finish, wins, the rule's ties (:func:`_race`).  No step reads a
+clock, so the piece, the hand-off, the schedule and every counter are the
+same on any machine under any load; the seeds are fixed.
 """
 
 from __future__ import annotations
@@ -62,7 +66,8 @@ from bench.models.filters import volume_filter
 from bench.models.symmetry import redundancy_for_shape
 from bench.models.tuning import filtered_handoff
 from bench.native import warmup
-from bench.native.codes import S_NODES
+from bench.native.codes import S_NODES, S_PROBES
+from bench.native.fila_kernel import ESTIMATE, SIZE
 from bench.native.pipeline_estimate import (E_ATTEMPTS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_STEPS,
                                             E_TRIALS, MAX_CELLS, N_E, PipelineArrays, warm_up)
 from bench.native.search import Search, piece_count
@@ -91,21 +96,30 @@ HANDOFF_GAIN = 0.75
 RACE_BELOW = 0.05
 """The schedules race where the rule's whole search is predicted under this many seconds (:func:`_schedule`)."""
 RACE_NODES = 2_000_000
-"""The race's searches stop after this many nodes in all, undecided: about 0.06 s of FILA on this project's machine,
-counted in nodes so that a slower or busier machine decides the same races (in 0.06 s the hexagonal prisms' two
-searches of 0.5 M nodes each finished on one machine and not on another, twice as slow)."""
-RACE_SECONDS = 1.0
-"""Nor does a race go on past this many seconds, whatever its nodes cost (a backstop: no bundled race comes near)."""
-RACE_SLICE = 2.5e-4
-"""Seconds a search of the race runs before the next takes its turn."""
+"""The race's searches stop after this many nodes in all, undecided (about 0.06 s of FILA on this project's
+machine)."""
+RACE_SLICE_NODES = 1 << 12
+"""Nodes a search of the race runs before the next takes its turn (a turn also ends with a sub-problem)."""
 RACE_EVIDENCE = 1e-3
-"""Seconds the leader of the race must have spent up to a checkpoint for its lead to decide (:func:`_race`)."""
+"""Priced seconds the leader of the race must have spent up to a checkpoint for its lead to decide (:func:`_race`)."""
 RACE_CLEAR = 1.25
-"""A lead decides at a checkpoint when every other search took this many times as long to it (:func:`_race`):
+"""A lead decides at a checkpoint when every other search is priced this many times as high to it (:func:`_race`):
 a lead on the first sub-problems is the whole search's where it is clear (the scan on the planar pentacubes in 2x3x10
 1.54 times as fast on the first of 4, 2.37 on all; ``e`` on the hexiamonds 1.9 times on the first of 7, 7.9 on
 all), not where it is close (the hexagonal prisms: the scan 1.12, 1.23, then 1.06 times as fast on the first 1, 2,
 3 of 12, 1.44 on all)."""
+# the race's prices of FILA's work, in seconds per unit counted, fitted to the solve times of both schedules on
+# every bundled puzzle under a second by ``python -m bench.benchmarks.cost_model`` (results/cost-model.md): a node
+# placed by FILA under the scan and under e or s (which choose a hole), an image tried, an image probed while
+# choosing a hole, an entry and an image of a hand-off's lists built, a hand-off's fixed set-up; DLX's nodes above
+# the hand-off are priced as the estimates price them (DLX_NODE_SECONDS)
+RACE_SCAN_NODE_SECONDS = 3.8e-8
+RACE_SEARCHED_NODE_SECONDS = 5.6e-8
+RACE_ATTEMPT_SECONDS = 1.4e-9
+RACE_PROBE_SECONDS = 3.3e-9
+RACE_LIST_ENTRY_SECONDS = 2.6e-8
+RACE_IMAGE_SECONDS = 9.9e-8
+RACE_HANDOFF_SECONDS = 2.9e-4
 EXACT_GAIN = 0.95
 """Another schedule replaces the rule's when its search takes at most this share of the rule's time."""
 
@@ -176,9 +190,8 @@ class Choice:
                 "handoffs": {str(h): v for h, v in self.handoffs.items()}, "schedules": self.schedules}
 
     def __eq__(self, other) -> bool:
-        # what was chosen and why, not how long it took (the race of schedules is timed, and its reason says how
-        # long); a choice read back from the cover cache has no cover
-        timed = ("sampling_seconds", "compile_seconds", "schedules", "reason")
+        # what was chosen and why, not how long it took; a choice read back from the cover cache has no cover
+        timed = ("sampling_seconds", "compile_seconds")
         return isinstance(other, Choice) and all(v == other.to_json()[k] for k, v in self.to_json().items()
                                                  if k not in timed)
 
@@ -212,7 +225,7 @@ class Choice:
                          f"handoffs={v['handoffs']:.4g}:seconds={v['seconds']:.4g}")
         lines.append(f"AUTO_ORDER={self.order}")
         for order, v in self.schedules.items():
-            lines.append(f"AUTO_SCHEDULE[{order}]=seconds={v['seconds']:.6f}:nodes={v['nodes']}:"
+            lines.append(f"AUTO_SCHEDULE[{order}]=cost={v['cost']:.6f}:nodes={v['nodes']}:"
                          f"handoffs={v.get('handoffs', 0)}:finished={int(v['finished'])}:won={int(v['won'])}")
         return lines
 
@@ -343,57 +356,83 @@ def _restrict(choice: Choice, red) -> None:
     choice.cover = replace(cover.keep_options(keep) if not keep.all() else cover, redundancy=red)
 
 
+def race_cost(search: Search, totals: dict, kind: np.ndarray, handoff: int) -> float:
+    """The priced seconds of a pipeline search so far, from its counters alone (the race's prices, above).
+
+    ``kind`` is the plan's selection kind per number of pieces left
+    (:class:`~bench.native.fila_lists.Plan`), ``handoff`` FILA's hand-off:
+    levels up to it are FILA's, a root node per hand-off included.
+    """
+    fits = search.fits[: handoff + 1]
+    searched = (kind[: handoff + 1] == ESTIMATE) | (kind[: handoff + 1] == SIZE)
+    handoffs = totals["handoffs"]
+    fila_nodes = int(fits.sum()) + handoffs
+    dlx_nodes = int(search.state[S_NODES]) - fila_nodes
+    return (dlx_nodes * DLX_NODE_SECONDS
+            + float(fits[~searched].sum()) * RACE_SCAN_NODE_SECONDS
+            + float(fits[searched].sum()) * RACE_SEARCHED_NODE_SECONDS
+            + handoffs * (RACE_HANDOFF_SECONDS + (RACE_SEARCHED_NODE_SECONDS if searched[handoff]
+                                                  else RACE_SCAN_NODE_SECONDS))
+            + float(search.attempts[: handoff + 1].sum()) * RACE_ATTEMPT_SECONDS
+            + float(search.state[S_PROBES]) * RACE_PROBE_SECONDS
+            + totals["list_entries"] * RACE_LIST_ENTRY_SECONDS + totals["images"] * RACE_IMAGE_SECONDS)
+
+
 def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
     """FILA's real searches of ``cover`` under each schedule of ``orders`` (the rule first), raced over hand-offs.
 
     Every schedule shares DLX's levels above the hand-off, so the searches
     meet the same sub-problems in the same order, and the race compares
-    them on the first ones: at a checkpoint of k sub-problems, the search
-    that took the least time over them wins once every other has spent
-    :data:`RACE_CLEAR` times as long on them.  Another schedule must be
-    faster than the rule's by a margin, so its seconds count as
-    ``seconds / EXACT_GAIN``.  While no lead is that clear, or the leader
-    has spent under :data:`RACE_EVIDENCE` seconds (too little to time),
-    the checkpoint moves one sub-problem on; a search that finishes
-    reaches every checkpoint, and wins once every other has spent as
-    long as it (its lead is then the whole search's).  The
-    search behind that has counted the least runs on for about
-    :data:`RACE_SLICE` seconds (a slice also ends with a sub-problem), and
-    so on, until one wins, or the race has searched :data:`RACE_NODES`
-    nodes or spent :data:`RACE_SECONDS` (nobody wins).  Returns per
-    schedule its seconds, nodes and sub-problems done, the checkpoint and
-    its seconds to it, whether it finished, and whether it won.
+    them on the first ones, each priced by its counters
+    (:func:`race_cost`): at a checkpoint of k sub-problems, the search
+    priced lowest over them wins once every other is priced
+    :data:`RACE_CLEAR` times as high to it.  Another schedule must be
+    cheaper than the rule's by a margin, so its price counts as
+    ``cost / EXACT_GAIN``.  While no lead is that clear, or the leader is
+    priced under :data:`RACE_EVIDENCE` seconds (too little to go by), the
+    checkpoint moves one sub-problem on; a search that finishes reaches
+    every checkpoint, and wins once every other is priced as high (its
+    lead is then the whole search's).  The search behind that is priced
+    lowest runs on for :data:`RACE_SLICE_NODES` nodes (a turn also ends
+    with a sub-problem), and so on, until one wins or the race has
+    searched :data:`RACE_NODES` nodes (nobody wins).  Nothing here reads
+    a clock: the same race runs alike everywhere.  Returns per schedule
+    its priced seconds (``cost``), nodes and sub-problems done, the
+    checkpoint and its price to it, whether it finished, and whether it
+    won.
     """
     from bench.engines.protocol import Settings
     from bench.native.fila import FilaEngine, start_pipeline
+    from bench.native.fila_lists import make_plan
 
     engine = FilaEngine()
+    n = piece_count(cover)
     runs = []
     for k, order in enumerate(orders):
         settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
         search, totals = start_pipeline(cover, settings)
-        runs.append({"order": order, "search": search, "totals": totals, "seconds": 0.0, "done": False,
-                     "slice": Search.FIRST_SLICE, "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN, "at": []})
+        kind = make_plan(cover, settings.order, n, settings.fila, settings.nof).kind
+        runs.append({"order": order, "search": search, "totals": totals, "kind": kind, "cost": 0.0, "done": False,
+                     "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN, "at": []})
 
     def counted(run: dict) -> float:
-        return run["seconds"] * run["weight"]
+        return run["cost"] * run["weight"]
 
     def reached(run: dict, k: int) -> bool:
         return run["done"] or len(run["at"]) >= k
 
     def counted_at(run: dict, k: int) -> float:
-        return (run["at"][k - 1] if len(run["at"]) >= k else run["seconds"]) * run["weight"]
+        return (run["at"][k - 1] if len(run["at"]) >= k else run["cost"]) * run["weight"]
 
     winner, checkpoint = None, 1
-    while sum(int(r["search"].state[S_NODES]) for r in runs) < RACE_NODES and \
-            sum(r["seconds"] for r in runs) < RACE_SECONDS:
+    while sum(int(r["search"].state[S_NODES]) for r in runs) < RACE_NODES:
         lead = min((r for r in runs if reached(r, checkpoint)), key=lambda r: counted_at(r, checkpoint), default=None)
-        # a finished search's lead is certain once every other has spent as long
+        # a finished search's lead is certain once every other is priced as high
         bar = np.inf if lead is None else counted_at(lead, checkpoint) * (1.0 if lead["done"] else RACE_CLEAR)
         behind = [r for r in runs if r is not lead and not reached(r, checkpoint) and counted(r) < bar]
         if not behind:
-            # every other search reached the checkpoint, or spent the bar on the way
+            # every other search reached the checkpoint, or was priced at the bar on the way
             clear = all(counted_at(r, checkpoint) >= bar for r in runs if r is not lead)
             if lead["done"] or (clear and counted_at(lead, checkpoint) / lead["weight"] >= RACE_EVIDENCE):
                 winner = lead
@@ -401,19 +440,14 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
             checkpoint += 1
             continue
         run = min(behind, key=counted)
-        compiled = warmup.spent()
-        start = time.perf_counter()
-        run["done"] = run["search"].advance(run["slice"])
-        # a kernel first met in a hand-off (FILA on two words) compiles there: not search time
-        spent = time.perf_counter() - start - (warmup.spent() - compiled)
-        run["seconds"] += spent
-        run["slice"] = Search.next_slice(run["slice"], spent, RACE_SLICE)
-        # a slice ends where a sub-problem does: the time at each is exact
+        run["done"] = run["search"].advance(RACE_SLICE_NODES)
+        run["cost"] = race_cost(run["search"], run["totals"], run["kind"], handoff)
+        # a turn ends where a sub-problem does: the price at each is exact
         done = run["totals"]["handoffs"] - (run["search"].sub is not None)
-        run["at"] += [run["seconds"]] * (done - len(run["at"]))
-    return {r["order"]: {"seconds": r["seconds"], "nodes": int(r["search"].state[S_NODES]), "finished": r["done"],
+        run["at"] += [run["cost"]] * (done - len(run["at"]))
+    return {r["order"]: {"cost": r["cost"], "nodes": int(r["search"].state[S_NODES]), "finished": r["done"],
                          "handoffs": len(r["at"]), "checkpoint": checkpoint,
-                         "checkpoint_seconds": counted_at(r, checkpoint) / r["weight"],
+                         "checkpoint_cost": counted_at(r, checkpoint) / r["weight"],
                          "reached": reached(r, checkpoint), "won": r is winner} for r in runs}
 
 
@@ -421,36 +455,33 @@ def _schedule(choice: Choice, schedules) -> None:
     """Choose FILA's schedule among ``schedules(cover, handoff)`` (the rule first) by racing their real searches.
 
     Only where the rule's search is predicted under :data:`RACE_BELOW`
-    (the race then costs about twice the faster search's first
+    (the race then costs about twice the cheaper search's first
     sub-problems, once: the cover cache keeps the choice); on larger
     trees ``e`` searched several times fewer nodes than the scan on every
     bundled puzzle (the Meteor puzzle 0.79 M against 9.9 M, the Tetris
-    Cube 48 M against 477 M), so the rule stands.  On the 30-ball pyramid the scan's whole search takes 0.7 ms
-    where ``e``'s takes 4.4 ms (3.3 ms of it building ``e``'s list sets,
-    which hold each image at every one of its cells), on the hexagonal
-    prisms 17 ms against 25 ms, on the planar pentacubes in 2x3x10 10 ms
-    against 24 ms.
+    Cube 48 M against 477 M), so the rule stands.  On the 30-ball pyramid
+    the scan's whole search is priced 2.0 ms where ``e``'s is 8.9 ms
+    (313,014 list entries against 6,332 over its 3 hand-offs: ``e``'s list
+    sets hold each image at every one of its cells).
     """
     orders = schedules(choice.cover, choice.handoff)
     if len(orders) < 2 or choice.predicted_seconds >= RACE_BELOW:
         return
     compiled = warmup.spent()
-    start = time.perf_counter()
     raced = _race(choice.cover, orders, choice.handoff)
     choice.compile_seconds += warmup.spent() - compiled
     choice.schedules = raced
     won = next((o for o, r in raced.items() if r["won"]), None)
     if won is None:
         nodes = sum(r["nodes"] for r in raced.values())
-        choice.reason += (f"; {orders[0]}: the race of schedules stopped undecided ({nodes:,} nodes, "
-                          f"{time.perf_counter() - start:.3f} s)")
+        choice.reason += f"; {orders[0]}: the race of schedules stopped undecided ({nodes:,} nodes)"
     elif won != orders[0]:
         rule, k = raced[orders[0]], raced[won]["checkpoint"]
         over = "whole search" if raced[won]["finished"] and raced[won]["handoffs"] < k else \
             ("first sub-problem" if k == 1 else f"first {k} sub-problems")
-        choice.reason += (f"; the schedule {won}: its {over} took {raced[won]['checkpoint_seconds'] * 1000:.3g} ms, "
-                          f"{orders[0]}'s {'took' if rule['reached'] else 'over'} "
-                          f"{rule['checkpoint_seconds'] * 1000:.3g} ms")
+        choice.reason += (f"; the schedule {won}: its {over} priced at {raced[won]['checkpoint_cost'] * 1000:.3g} ms, "
+                          f"{orders[0]}'s {'at' if rule['reached'] else 'over'} "
+                          f"{rule['checkpoint_cost'] * 1000:.3g} ms")
         choice.order = won
 
 

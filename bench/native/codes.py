@@ -9,9 +9,10 @@ from bench.models.canonical import classify_cover
 DONE, PAUSED, FULL_STOP, BUFFER_FULL, TRACE, HANDOFF = 0, 1, 2, 3, 4, 5
 # phases
 FORWARD, TRY, MULTI, BACKUP = 0, 1, 2, 3
-# slots of the int64 state array
-S_LEVEL, S_PHASE, S_NODES, S_UPDATES, S_COVERS, S_UNIQUE, S_TOTAL, S_STORED, S_TRACE_KIND, S_DEAD = range(10)
-N_STATE = 10
+# slots of the int64 state array; S_PROBES counts the images FILA's e and s test while choosing a hole (their
+# tightest-hole scan, which ``attempts`` leaves out), so that a schedule's work is priced without a clock
+S_LEVEL, S_PHASE, S_NODES, S_UPDATES, S_COVERS, S_UNIQUE, S_TOTAL, S_STORED, S_TRACE_KIND, S_DEAD, S_PROBES = range(11)
+N_STATE = 11
 
 
 # -- counting a cover -------------------------------------------------------------------

@@ -26,7 +26,8 @@ from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import Unsupported, UsageError
 from bench.models.tuning import filtered_handoff
 from bench.native import warmup
-from bench.native.codes import DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODES, S_TOTAL, S_UNIQUE, S_UPDATES, TRACE
+from bench.native.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODES, S_PROBES, S_TOTAL, S_UNIQUE, S_UPDATES,
+                                TRACE)
 from bench.native.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.native.fila_kernel import (F_AVAIL, F_LEVEL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, RESTORE,
                                       TriggerArgs,
@@ -41,7 +42,7 @@ MAX_SHAPES = 64
 # -- one hand-off -------------------------------------------------------------------------------
 
 # the search's state slots that count (the others say where it is)
-COUNTED_SLOTS = np.array([S_NODES, S_UPDATES, S_DEAD, S_COVERS, S_UNIQUE, S_TOTAL])
+COUNTED_SLOTS = np.array([S_NODES, S_UPDATES, S_DEAD, S_COVERS, S_UNIQUE, S_TOTAL, S_PROBES])
 
 
 def counted(search: Search) -> list[np.ndarray]:
@@ -419,6 +420,7 @@ class FilaEngine(Engine):
         stats = search.stats()
         stats["no_fits"] = stats["attempts"] - stats["fits"]
         stats["fila"] = {k: v for k, v in totals.items() if k != "setup_seconds"}
+        stats["fila"]["probes"] = int(search.state[S_PROBES])
         return Result(
             engine=self.name,
             variant=f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}" + constraint_variant(settings),

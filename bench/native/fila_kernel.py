@@ -25,7 +25,7 @@ import numpy as np
 from bench.kernels import njit
 from bench.native.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
                                    load, lowest, merge, store, test, with_bit)
-from bench.native.codes import DONE, PAUSED, S_NODES, TRACE, record_cover
+from bench.native.codes import DONE, PAUSED, S_NODES, S_PROBES, TRACE, record_cover
 from bench.native.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
 
 
@@ -116,6 +116,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     avail = np.uint64(fstate[F_AVAIL])
     goal_p = np.uint64(goal) if goal > 0 else np.uint64(1 << 62)
     nodes = state[S_NODES]
+    probes = state[S_PROBES]
     nodes_end = nodes + node_budget
     status = DONE
 
@@ -195,6 +196,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
         best_half = zero
         best_fits = np.uint64(1 << 62)
         half = zero
+        tested = zero
         while not is_empty(m):
             c = np.uint64(lowest(m))
             m = drop_lowest(m)
@@ -218,6 +220,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                     e += one
                 fcount[cb + s] = w - ws
                 flen[cb + s] = stop - lp[base + s]
+                tested += stop - lp[base + s]
                 if w - w0 >= best_fits:
                     break
             n = w - w0
@@ -228,7 +231,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                 half ^= one
                 if n == zero:
                     break
-        return best, best_half
+        return best, best_half, tested
 
     p = np.uint64(p0) - level
     occ = load(occ_stack, level)
@@ -274,7 +277,8 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                     c = zero
                 buffered = kd == ESTIMATE or kd == SIZE
                 if buffered:
-                    ls, half = tightest(kd, f, occ, h, level)
+                    ls, half, tested = tightest(kd, f, occ, h, level)
+                    probes += np.int64(tested)
                     # base indexes the shapes' fit counts; k runs through the buffer
                     base = (level + level + half) * n_shapes
                     k = kend = (level + level + half) * buf_cap
@@ -352,6 +356,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             left[sh] += 1
             phase = NEXT_SHAPE
     state[S_NODES] = nodes
+    state[S_PROBES] = probes
     fstate[F_LEVEL] = level
     fstate[F_PHASE] = phase
     fstate[F_AVAIL] = np.int64(avail)
