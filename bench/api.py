@@ -69,7 +69,7 @@ def solve(puzzle, engine: str = "fila", *, redundancy: bool | str | None = None,
     from bench.engines.protocol import Limits, Settings
     from bench.models.puzzle import Puzzle, load
     from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
-    from bench.prepare import Request, prepare
+    from bench.session.prepare import Request, prepare
 
     if isinstance(puzzle, (str, Path)):
         puzzles = load(puzzle)

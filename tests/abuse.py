@@ -41,7 +41,7 @@ from bench.errors import BenchError  # noqa: E402
 from bench.models.definition import parse_text  # noqa: E402
 from bench.models.diagnose import unsolvable_reasons  # noqa: E402
 from bench.models.puzzle import Puzzle  # noqa: E402
-from bench.prepare import Request, prepare  # noqa: E402
+from bench.session.prepare import Request, prepare  # noqa: E402
 
 HANG_SECONDS = 10.0
 MAX_BYTES = 1 << 30

@@ -1,4 +1,4 @@
-"""Ahead-of-time kernel libraries (bench.native.aot): declared exactly, built once, loaded without numba."""
+"""Ahead-of-time kernel libraries (bench.build.aot): declared exactly, built once, loaded without numba."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench import kernels
-from bench.native import aot, warmup
-from bench.native.signatures import LIBRARIES
+from bench.build import registry as kernels
+from bench.build import aot, warmup
+from bench.build.signatures import LIBRARIES
 from conftest import ROOT
 
 Pair = namedtuple("Pair", ["a", "b"])
@@ -91,7 +91,7 @@ def test_the_key_follows_the_processor_and_the_sources(monkeypatch):
     monkeypatch.setattr(aot, "_processor", lambda: b"another machine")
     aot.key.cache_clear()
     other = aot.key()
-    monkeypatch.setattr("bench.sources.kernel_digest", lambda: "edited")
+    monkeypatch.setattr("bench.build.sources.kernel_digest", lambda: "edited")
     aot.key.cache_clear()
     edited = aot.key()
     monkeypatch.undo()

@@ -24,11 +24,11 @@ from bench.models.filters import apply_one_shot, fit_filter, parity_filter, volu
 from bench.models.lattice import CUBIC
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
-from bench.models.regions import subset_sums
-from bench.native import constraints as cn
-from bench.native.dlx import DlxEngine
-from bench.native.search import Search
-from bench.native.fila import FilaEngine
+from bench.kernels.regions import subset_sums
+from bench.kernels import constraints as cn
+from bench.engines.dlx import DlxEngine
+from bench.engines.search import Search
+from bench.engines.fila import FilaEngine
 from conftest import DATA, DEFS
 from reference import enumerate_covers
 from strategies import tiled_puzzles

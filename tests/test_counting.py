@@ -17,7 +17,7 @@ import bench
 from bench import Cover, parse_text
 from bench.models.expected import expected_for
 from bench.models.puzzle import Puzzle
-from bench.models.canonical import SolutionCounter
+from bench.kernels.canonical import SolutionCounter
 from conftest import DATA, DEFS
 from reference import enumerate_covers, orbit_counts
 

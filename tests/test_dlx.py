@@ -7,9 +7,9 @@ import pytest
 import bench
 from bench import Cover, UsageError
 from bench.engines import Limits, Settings, Status
-from bench.native.dlx import DlxEngine
-from bench.native.search import max_depth
-from bench.native.heuristics import parse_order, schedule
+from bench.engines.dlx import DlxEngine
+from bench.engines.search import max_depth
+from bench.kernels.heuristics import parse_order, schedule
 from conftest import DEFS
 
 

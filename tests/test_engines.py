@@ -12,7 +12,7 @@ import bench
 from bench import Cover
 from bench.engines import Limits, Status
 from bench.models.expected import expected_for
-from bench.encoders.sat import ENCODINGS
+from bench.engines.sat import ENCODINGS
 from bench.engines.collect import counts_from_covers
 from bench.errors import Unsupported, UsageError
 from conftest import DATA, DEFS, available_engines

@@ -70,7 +70,7 @@ def test_engines_that_disagree_are_named(capsys, tmp_path, fakes):
 
 
 def test_crash_timeout_and_missing_library_each_get_a_status(capsys, tmp_path, fakes, monkeypatch):
-    from bench.encoders.cpsat import CpSatEngine
+    from bench.engines.cpsat import CpSatEngine
 
     monkeypatch.setattr(CpSatEngine, "available", lambda self: False)
     status, out, err, doc = run(capsys, tmp_path, "-e", "crash,hang,cpsat,dlx", "--timeout", "1",
@@ -222,7 +222,7 @@ def test_a_tuned_run_or_one_without_an_untuned_fila_keeps_polycubes_rule(capsys,
 def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys, tmp_path):
     import copy
 
-    from bench.benchmarks.configuration import compare_modes, figures, markdown
+    from benchmarks.configuration import compare_modes, figures, markdown
 
     status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila", "--rounds", "3", str(DEFS / "pentominoes_20x3.txt"))
     assert status == 0, err

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import bench
 from bench import Cover
 from bench.engines import Settings, get_engine
-from bench.native import fila
-from bench.native.search import piece_count
+from bench.engines import fila
+from bench.engines.search import piece_count
 from bench.parallel.split import SubProblem, merge_stats, split
 from conftest import DEFS
 

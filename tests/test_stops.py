@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from bench import signals
+from bench.system import signals
 from bench.cli import main
 from bench.engines import ENGINES
 from bench.parallel import executors

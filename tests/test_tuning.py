@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 import bench
-from bench.benchmarks.orientation import transposed
+from benchmarks.orientation import transposed
 from bench.engines.protocol import Limits, Settings
 from bench.models.cover import Cover
 from bench.models.filters import volume_filter
-from bench.native import autoconfig
-from bench.native.fila import FilaEngine, default_order, default_schedules
-from bench.native.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
+from bench.engines import autoconfig
+from bench.engines.fila import FilaEngine, default_order, default_schedules
+from bench.kernels.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
                                             PipelineArrays)
-from bench.native.search import piece_count
-from bench.prepare import Request, prepare
+from bench.engines.search import piece_count
+from bench.session.prepare import Request, prepare
 from conftest import DATA, DEFS
 
 
@@ -194,7 +194,7 @@ def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):
 def test_a_search_slice_never_stops_at_zero_nodes():
     # a slice that took long (a hand-off's lists built in it) shrinks the next one, never to nothing; a quick one
     # grows it at most 8-fold
-    from bench.native.search import Search
+    from bench.engines.search import Search
 
     assert Search.next_slice(16, 1.0, Search.SLICE_SECONDS) == 1
     assert Search.next_slice(16, 1e-9, Search.SLICE_SECONDS) == 16 * 8
@@ -207,7 +207,7 @@ def test_the_choice_is_the_same_on_a_slowed_and_jumpy_clock(monkeypatch, name):
     # piece, hand-off, schedule, race and counters must not move (only the seconds it reports may)
     import time
 
-    from bench.native.search import Search
+    from bench.engines.search import Search
 
     steady = autoconfig.choose(one(name), default_schedules)
     slice_ = Search._slice
@@ -250,7 +250,7 @@ def test_a_tuned_request_is_left_alone():
 def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, monkeypatch):
     import json
 
-    from bench.benchmarks import tuning
+    from benchmarks import tuning
 
     monkeypatch.setattr(tuning, "RESULTS", tmp_path)
     assert tuning.main(["pentominoes_20x3", "--rounds", "1"]) == 0

@@ -7,9 +7,9 @@ import pytest
 import bench
 from bench import Cover
 from bench.engines import Limits, Settings
-from bench.native import warmup
-from bench.native.dlx import DlxEngine
-from bench.native.fila import FilaEngine, handoff_words
+from bench.build import warmup
+from bench.engines.dlx import DlxEngine
+from bench.engines.fila import FilaEngine, handoff_words
 from conftest import DEFS
 
 
@@ -65,7 +65,7 @@ def test_a_solve_uses_exactly_the_specializations_its_engine_warms(monkeypatch, 
 
 def _forget(monkeypatch, name: str) -> None:
     """As if this process had not warmed specialization ``name``: not recorded, its library not loaded here."""
-    from bench.native import aot
+    from bench.build import aot
 
     monkeypatch.delitem(warmup._recorded, name)
     monkeypatch.setattr(aot, "_loaded", aot._loaded - {name})
@@ -97,9 +97,9 @@ def test_the_seconds_of_a_specialization_are_its_own():
 
 
 def test_filas_warm_up_runs_no_dlx_level_and_compiles_what_a_real_hand_off_calls(monkeypatch):
-    from bench.native.fila_kernel import fila_search
-    from bench.native.fila_lists import build_lists, local_puzzle
-    from bench.native.search import Search
+    from bench.kernels.fila import fila_search
+    from bench.kernels.fila_lists import build_lists, local_puzzle
+    from bench.engines.search import Search
 
     # numba's JIT alone here: what it compiles is what its dispatchers list (the libraries' side: test_aot)
     monkeypatch.setenv("BENCH_AOT", "0")
@@ -195,12 +195,12 @@ def test_the_compiler_is_set_up_here_before_a_child_is_forked(monkeypatch, tmp_p
 
 @pytest.mark.parametrize("reason, pycc", [(None, True), ("faked: no compiler", False)])
 def test_setting_up_the_compiler_imports_pycc_only_where_a_library_is_built(monkeypatch, reason, pycc):
-    import bench.kernels
+    import bench.build.registry
 
     calls = []
     monkeypatch.setattr(warmup, "_library_reason", lambda name: reason)
     monkeypatch.setattr(warmup.aot, "prepare", lambda: calls.append("pycc"))
-    monkeypatch.setattr(bench.kernels, "materialize", lambda: calls.append("numba"))
+    monkeypatch.setattr(bench.build.registry, "materialize", lambda: calls.append("numba"))
     warmup._set_up_compiler(["filters"])
     assert calls == (["pycc"] if pycc else ["numba"])
 
@@ -315,7 +315,7 @@ def test_the_native_engines_prefetch_what_they_warm(monkeypatch):
 
 @pytest.mark.parametrize("name, words", [("fila1", 1), ("fila2", 2)])
 def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, words):
-    from bench.native import fila
+    from bench.engines import fila
 
     seen = []
     real = fila.FilaRun.__init__

@@ -29,7 +29,8 @@ import argparse
 import os
 import sys
 
-from bench import __version__, signals
+from bench import __version__
+from bench.system import signals
 from bench.errors import BenchError, UsageError
 
 
@@ -81,12 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bench`` console script; returns the exit status (see :mod:`bench.cli.outcome`).
 
     Run as the program (``argv`` None) it does not return: it exits at
-    once (:func:`bench.processes.exit_now`), skipping the interpreter's
+    once (:func:`bench.system.processes.exit_now`), skipping the interpreter's
     tear-down.
     """
     if argv is None:
         status = _main(sys.argv[1:])
-        from bench.processes import exit_now
+        from bench.system.processes import exit_now
 
         exit_now(status)
     return _main(list(argv))

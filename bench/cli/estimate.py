@@ -1,7 +1,7 @@
 """``bench estimate``: the size of a search from random paths, without running it.
 
 Each estimate averages ``--trials`` random root-to-leaf paths of the DLX
-tree (Knuth's estimator, :mod:`bench.native.sampling`) under the same
+tree (Knuth's estimator, :mod:`bench.engines.sampling`) under the same
 heuristics and constraints as ``bench solve``; ``--repeat K`` draws K
 independent estimates (seeds SEED..SEED+K-1) so the spread shows, and
 ``--check`` also runs the search and prints each estimate's ratio to the
@@ -51,8 +51,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.native.sampling import estimate_tree
-    from bench.prepare import prepare
+    from bench.engines.sampling import estimate_tree
+    from bench.session.prepare import prepare
 
     request = request_from(args, Settings(order=args.order, **in_search_settings(args)))
     errors: list[str] = []

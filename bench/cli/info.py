@@ -34,7 +34,7 @@ def cmd_info(args) -> int:
     """``bench info``: the facts polycube's ``-i`` prints before a search."""
     from bench.cli.facts import format_facts, puzzle_facts
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.prepare import Request, prepare, redundancy_argument
+    from bench.session.prepare import Request, prepare, redundancy_argument
 
     errors: list[str] = []
     results = []
@@ -92,7 +92,7 @@ def cmd_check(args) -> int:
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
     from bench.models.diagnose import unsolvable_reasons
     from bench.models.expected import expected_for
-    from bench.prepare import Request, prepare
+    from bench.session.prepare import Request, prepare
 
     errors: list[str] = []
     directories = set()

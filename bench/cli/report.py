@@ -6,7 +6,7 @@ import sys
 
 from bench.cli.options import add_moved_o
 from bench.cli.values import existing_file, fraction, output_file
-from bench.files import check_output, write_atomic
+from bench.system.files import check_output, write_atomic
 
 
 def add_parsers(sub) -> None:

@@ -30,7 +30,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bench import signals
+from bench.system import signals
 from bench.bundled import DEFS
 from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
                                add_moved_o, add_parallel_arguments, add_redundancy_arguments, engine_list,
@@ -39,7 +39,7 @@ from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
-from bench.files import check_directory, check_output, write_atomic
+from bench.system.files import check_directory, check_output, write_atomic
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
@@ -149,7 +149,7 @@ def cmd_run(args) -> int:
     from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
     from bench.comparison.validation import INPUT, input_problems, validate
     from bench.models.expected import expected_for
-    from bench.prepare import prepare
+    from bench.session.prepare import prepare
 
     specs = parse_engines(args.engine)
     if not args.paths:

@@ -10,7 +10,7 @@ import json
 import sys
 import time
 
-from bench import signals
+from bench.system import signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
 from bench.cli.options import parallel_options, request_from, solution_drawer
@@ -21,9 +21,9 @@ from bench.cli.progress import SolveProgress, watching
 from bench.cli.solve import engine_name, settings_from, tuned
 from bench.engines import Limits, Result, Status, get_engine
 from bench.errors import BenchError, UsageError
-from bench.native.sampling import estimate_tree
+from bench.engines.sampling import estimate_tree
 from bench.parallel.runner import solve_maybe_parallel
-from bench.prepare import prepare
+from bench.session.prepare import prepare
 
 
 def configuration(args, prepared, engine_name: str) -> dict:

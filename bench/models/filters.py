@@ -3,7 +3,7 @@
 The filters only remove options that no exact cover can use, so covers,
 unique and total are the same with and without them, for every engine.
 The same filters re-applied at each search node live in
-:mod:`bench.native.constraints`.
+:mod:`bench.kernels.constraints`.
 
 **Parity** (polycube ``-P``): place the option alone; the pieces left must
 still be able to reach the parity of the cells left
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.kernels import njit
-from bench.models.regions import flood, subset_sums
+from bench.build.registry import njit
+from bench.kernels.regions import flood, subset_sums
 
 
 def cell_neighbours(puzzle) -> tuple[np.ndarray, np.ndarray]:

@@ -32,7 +32,7 @@ orbit of solutions then still contains at least one cover of the filtered
 matrix.
 
 **Exact counts** (covers, unique, total) are decided by
-:mod:`bench.models.canonical`, from the tables this module computes.
+:mod:`bench.kernels.canonical`, from the tables this module computes.
 """
 
 from __future__ import annotations

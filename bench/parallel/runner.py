@@ -2,7 +2,7 @@
 
 The search is split (:mod:`bench.parallel.split`) into at least
 ``SUBPROBLEMS_PER_WORKER`` sub-problems per worker; each is sized by
-random paths (:mod:`bench.native.sampling`), the large ones are split one
+random paths (:mod:`bench.engines.sampling`), the large ones are split one
 level deeper, and they are dispatched largest first so that the last to
 finish are small.  Every finished sub-problem goes to the journal before
 it counts, so a run stopped at any point resumes with ``resume=True``:
@@ -21,15 +21,15 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import signals
+from bench.system import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
-from bench.files import writable_directory
+from bench.system.files import writable_directory
 from bench.models.tuning import GROWTH_EXPONENT
-from bench.native import warmup
-from bench.native.constraints import SETTING_SLOTS
-from bench.native.search import piece_count
-from bench.native.sampling import estimate_nodes, estimate_tree
+from bench.build import warmup
+from bench.kernels.constraints import SETTING_SLOTS
+from bench.engines.search import piece_count
+from bench.engines.sampling import estimate_nodes, estimate_tree
 from bench.parallel import SUBPROBLEMS_PER_WORKER
 from bench.parallel.journal import Journal
 from bench.parallel.split import SubProblem, merge_stats, options_left, split

@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bench.engines.protocol import Limits, Settings
-from bench.native import codes
-from bench.native.search import Search, piece_count
+from bench.kernels import codes
+from bench.engines.search import Search, piece_count
 
 
 @dataclass(frozen=True)

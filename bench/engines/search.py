@@ -1,0 +1,345 @@
+"""One DLX search over a cover: the arrays, the kernel slices, limits and statistics.
+
+:class:`Search` drives the sparse-set kernel (:mod:`bench.kernels.sparse_sets`);
+:class:`~bench.kernels.bitset.BitsetSearch` the bitset one.  The engine
+(:mod:`bench.engines.dlx`) turns a search into a :class:`~bench.engines.Result`;
+FILA's pipeline, the splitter and the estimator drive searches directly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import namedtuple
+from contextvars import ContextVar
+
+import numpy as np
+
+from bench.system import signals
+from bench.engines.protocol import Limits, Settings, Status
+from bench.kernels.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
+                                S_LEVEL, S_NODES, S_PHASE, S_STORED, S_TOTAL, S_TRACE_KIND, S_UNIQUE, S_UPDATES, TRACE)
+from bench.kernels.constraints import build_constraints
+from bench.build import warmup
+from bench.kernels.heuristics import compile_order
+from bench.kernels.sparse_sets import branching_list, build_sets, dlx_search
+
+PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_ex", "sample", "seed", "sprod", "est"])
+"""Where the DLX kernel's search starts and how it walks: the first ``base`` levels replay a sub-problem's
+prefix (``force_opt``, ``force_ex_ptr``, ``force_ex``); with ``sample`` set each node takes one random branch,
+``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.kernels.sparse_sets.dlx_search`), the
+kernel seeding its generator with ``seed`` first unless it is negative."""
+
+def max_depth(cover) -> int:
+    """An upper bound on the number of options in a cover (the search's stacks are sized by it).
+
+    A cover covers item i at most ``hi[i]`` times and each option covers
+    at least one item, so the options number at most the sum of the bounds;
+    any set of items that every option touches bounds them alone: the
+    items that must be covered exactly (``lo == hi > 0``), the cells, the
+    pieces (27 cubes in a 60x60x60 box: 27 levels, not 216,000).
+    """
+    if not cover.n_options:
+        return 0
+    items = np.arange(cover.n_items)
+    exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
+    bound = int(cover.item_hi.sum())
+    for subset in (exact, items < cover.n_cells, items >= cover.n_cells):
+        if subset.any() and np.logical_or.reduceat(subset[cover.opt_items], cover.opt_ptr[:-1]).all():
+            bound = min(bound, int(cover.item_hi[subset].sum()))
+    return int(min(cover.n_options, bound))
+
+
+def piece_count(cover) -> int:
+    """Pieces to place: the total multiplicity of the shape items (the depth bound otherwise)."""
+    if cover.puzzle is not None:
+        return int(cover.item_hi[cover.n_cells:].sum())
+    return max_depth(cover)
+
+
+
+MONITOR: ContextVar = ContextVar("MONITOR", default=None)
+"""Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
+counters (``state[S_NODES]``, ``state[S_COVERS]``) without the engines passing it along."""
+
+
+class Search:
+    """One DLX search over a cover: arrays, kernel slices, statistics.
+
+    The engine wrapper validates input and turns this into a :class:`Result`;
+    FILA's pipeline and the splitter drive it directly.
+    """
+
+    BATCH = 4096
+    FIRST_SLICE = 1 << 4
+    """Nodes of the first kernel slice (a node near the root may take 10 ms or more under in-search filters); later
+    slices adapt to last about :attr:`SLICE_SECONDS`."""
+    SLICE_SECONDS = 0.02
+    GROWTH = 8.0
+    MAX_SLICE = 1 << 26
+
+    def __init__(self, cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None,
+                 handoff=None, handoff_at: int = 0, handoff_cells: int = 0, handoff_shapes: int = 0,
+                 batch: int | None = None, warm: bool = True):
+        # ``warm=False``: the kernel is not compiled here (FILA's warm-up, which only hands the first state over)
+        self.cover = cover
+        # ``handoff(search)`` returns a sub-search (``.slice(budget) -> code``) for the branch at hand
+        self.handoff = handoff
+        self.handoff_at = handoff_at if handoff is not None else 0
+        self.handoff_cells = handoff_cells
+        self.handoff_shapes = handoff_shapes
+        self.sub = None
+        self.settings = settings
+        self.limits = limits
+        self.on_solutions = on_solutions
+        self.on_trace = on_trace
+        self.n_pieces = piece_count(cover)
+        depth = max(max_depth(cover), 1)
+        self.order = compile_order(settings.order, cover, self.n_pieces)
+        self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(cover)
+        self.llink, self.rlink = branching_list(cover)
+        self.count = np.zeros(cover.n_items, dtype=np.int32)
+        self.lo = np.ascontiguousarray(cover.item_lo, dtype=np.int32)
+        self.hi = np.ascontiguousarray(cover.item_hi, dtype=np.int32)
+        self.opt_ptr = cover.opt_ptr.astype(np.uint32)
+        self.opt_items = cover.opt_items.astype(np.uint32)
+        self.snap = np.zeros((2 * (depth + 1), cover.n_items), dtype=np.int32)
+        self.branch = np.zeros(depth + 1, dtype=np.uint32)
+        self.mode = np.zeros(depth + 1, dtype=np.int32)
+        self.cur = np.zeros(depth + 1, dtype=np.uint32)
+        self.end = np.zeros(depth + 1, dtype=np.uint32)
+        self.node = np.zeros(depth + 1, dtype=np.uint32)
+        self.chosen = np.zeros(depth + 1, dtype=np.int32)
+        self.state = np.zeros(N_STATE, dtype=np.int64)
+        self.attempts = np.zeros(self.n_pieces + 1, dtype=np.int64)
+        self.fits = np.zeros(self.n_pieces + 1, dtype=np.int64)
+        self.updates_by = np.zeros(self.n_pieces + 1, dtype=np.int64)
+        self.grid = np.zeros(max(cover.n_cells, 1), dtype=np.int32)
+        self.stream = on_solutions is not None
+        self.keep = limits.keep_solutions
+        # with a trace, every solution is handed out at once so output stays in search order
+        capacity = (batch or (1 if settings.trace else self.BATCH)) if self.stream else self.keep
+        self.sol_buf = np.zeros((capacity, depth + 1), dtype=np.int32)
+        self.sol_len = np.zeros(capacity, dtype=np.int32)
+        self.sol_weight = np.zeros(capacity, dtype=np.int64)
+        self.kept: list[np.ndarray] = []
+        self.classify = settings.goal == 0
+        self.first_item = -1 if settings.first_item is None else int(settings.first_item)
+        # the DLX kernel's function for this search's argument types, once its first slice has looked it up
+        self._dlx = None
+        self.constraints = build_constraints(cover, settings, self.n_pieces, depth)
+        self.cons_args = self.constraints.args()
+        self.sprod = np.ones(depth + 2, dtype=np.float64)
+        self.est = np.zeros(3, dtype=np.float64)
+        self.trace = settings.trace
+        self.set_prefix(settings.prefix)
+        self.late_compile_seconds = 0.0
+        # the engines warm what they predict; anything else (the estimator's kernel) is compiled here, timed apart
+        if warm:
+            warmup.ensure([self.specialization()])
+
+    def specialization(self) -> str:
+        """The kernel specialization this search runs (see :mod:`bench.build.warmup`)."""
+        return warmup.search_specialization(self.constraints.active)
+
+    def set_prefix(self, prefix: tuple) -> None:
+        """Replay ``prefix`` (see :attr:`Settings.prefix`) from now on; only between searches (at the root)."""
+        self.base = len(prefix)
+        force_opt = np.array([o for o, _ in prefix] + [0], dtype=np.int32)
+        force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
+        force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in prefix], dtype=np.int32)
+        force_ex = np.array([e for _, ex in prefix for e in ex] + [0], dtype=np.int32)
+        self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, False, -1, self.sprod, self.est)
+
+    def run(self) -> Status:
+        """Search until done, a limit stops it or a signal asks it to stop (see :mod:`bench.system.signals`).
+
+        Every cover found before the stop is handed to ``on_solutions``.
+        """
+        limits = self.limits
+        # the first slice is small: a node may take milliseconds (in-search filters, huge covers), and nothing
+        # but the end of a slice reads the clock
+        budget = self.FIRST_SLICE
+        start = time.perf_counter()
+        compiled = warmup.spent()
+        status = Status.SOLVED
+        monitor = MONITOR.get()
+        try:
+            with signals.polled():
+                while True:
+                    if signals.stop_requested() is not None:
+                        status = Status.INTERRUPTED
+                        break
+                    if limits.node_limit is not None:
+                        left = limits.node_limit - int(self.state[S_NODES])
+                        if left <= 0:
+                            status = Status.LIMIT
+                            break
+                        budget = min(budget, left)
+                    t0 = time.perf_counter()
+                    code = self._slice(budget)
+                    elapsed = time.perf_counter() - t0
+                    if code == BUFFER_FULL:
+                        self._drain()
+                    if code == DONE:
+                        break
+                    if code == FULL_STOP:
+                        status = Status.LIMIT
+                        break
+                    if code == TRACE and self.on_trace is not None:
+                        self.on_trace(*self.trace_event())
+                    if code == PAUSED:
+                        # slices of about SLICE_SECONDS, so that limits and signals are honoured promptly
+                        budget = self.next_slice(budget, elapsed, self.SLICE_SECONDS)
+                    if signals.status_requested():
+                        signals.write_status(self.status_lines(time.perf_counter() - start))
+                    if signals.trace_toggled():
+                        self.toggle_trace()
+                    if limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
+                        status = Status.TIMEOUT
+                        break
+                    if monitor is not None:
+                        monitor(self)
+        except KeyboardInterrupt:
+            status = Status.INTERRUPTED
+        # a specialization first met during the search (a hand-off's) was compiled in it: not solve time
+        self.late_compile_seconds = warmup.spent() - compiled
+        self.solve_seconds = time.perf_counter() - start - self.late_compile_seconds
+        self._drain()
+        return status
+
+    @classmethod
+    def next_slice(cls, nodes: int, elapsed: float, seconds: float) -> int:
+        """Nodes for the next slice, after one of ``nodes`` took ``elapsed`` seconds, to last about ``seconds``.
+
+        At least one, at most :attr:`MAX_SLICE`, and at most :attr:`GROWTH`
+        times the last: nodes near the root may be dearer than the ones
+        measured.
+        """
+        factor = min(seconds / max(elapsed, 1e-6), cls.GROWTH)
+        return int(min(max(nodes * factor, 1), cls.MAX_SLICE))
+
+    def advance(self, nodes: int) -> bool:
+        """Search on for at most ``nodes`` nodes, covers counted and not kept; True once the search is done.
+
+        For a caller that runs searches in turns (the race of FILA's
+        schedules, :mod:`bench.engines.autoconfig`): it reads no limit, clock
+        or signal, and hands no cover on.
+        """
+        code = self._slice(nodes)
+        if code == BUFFER_FULL:
+            self._drain()
+        return code == DONE
+
+    def trace_event(self) -> tuple[str, np.ndarray]:
+        """The trace event the last slice stopped at (the sub-search's when it ran): its kind and the options placed."""
+        if self.sub is not None:
+            return self.sub.trace_event()
+        kind = "place" if self.state[S_TRACE_KIND] == 1 else "remove"
+        return kind, self.chosen[: int(self.state[S_LEVEL])].copy()
+
+    def status_lines(self, seconds: float) -> list[str]:
+        """What SIGUSR1 prints: the counts and counters so far, as ``KEY=value`` lines."""
+        state = self.state
+        lines = ["# status so far (SIGUSR1)", "STATUS=running", f"ELAPSED_SECONDS={seconds:.3f}",
+                 f"SOLUTIONS={int(state[S_COVERS])}"]
+        if self.classify:
+            lines += [f"UNIQUE={int(state[S_UNIQUE])}", f"TOTAL={int(state[S_TOTAL])}"]
+        lines += [f"NODES={int(state[S_NODES])}", f"ATTEMPTS_TOTAL={int(self.attempts.sum())}",
+                  f"FITS_TOTAL={int(self.fits.sum())}", f"LEVEL={int(state[S_LEVEL])}"]
+        return lines
+
+    def toggle_trace(self) -> None:
+        """SIGUSR2: trace every placement and removal from now on, or stop tracing.
+
+        The sparse-set kernel and FILA trace, given a tracer to print to;
+        otherwise the signal is answered with why.
+        """
+        if type(self)._slice is not Search._slice or self.on_trace is None:
+            signals.write_status(["# trace (SIGUSR2): this search cannot trace; -t selects the DLX kernel that "
+                                  "can (sparse sets), and FILA traces too"])
+            return
+        self.trace = 0 if self.trace else (self.settings.trace or 1)
+
+    def _slice(self, budget: int) -> int:
+        """Run the search for at most ``budget`` nodes: the sub-search at hand, else DLX."""
+        if self.sub is not None:
+            code = self.sub.slice(budget)
+            if code != DONE:
+                return code
+            self.sub = None
+            return PAUSED
+        sym = self.cover.symmetry
+        args = (self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
+                self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
+                self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
+                self.state, self.attempts, self.fits, self.updates_by,
+                self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
+                sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
+                self.sol_buf, self.sol_len, self.sol_weight, self.stream,
+                self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.trace,
+                self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
+        # the same types on every slice of a search: its kernel is looked up once
+        if self._dlx is None:
+            self._dlx = dlx_search.resolve(*args)
+        code = self._dlx(*args)
+        if self.path_args.seed >= 0:
+            # seeded once: the paths go on drawing from where the seed left the generator
+            self.path_args = self.path_args._replace(seed=-1)
+        if code == HANDOFF:
+            self.sub = self.handoff(self)
+            return PAUSED
+        return code
+
+    def _drain(self) -> None:
+        """Hand the buffered covers to the sink and keep the first ``keep_solutions``."""
+        stored = int(self.state[S_STORED])
+        if stored == 0:
+            return
+        batch = [self.sol_buf[k, : self.sol_len[k]].copy() for k in range(stored)]
+        self.state[S_STORED] = 0
+        if len(self.kept) < self.keep:
+            self.kept.extend(batch[: self.keep - len(self.kept)])
+        if self.on_solutions is not None:
+            self.on_solutions(batch, self.sol_weight[:stored].tolist())
+
+    def sample(self, trials: int, seed: int) -> np.ndarray:
+        """``trials`` random paths (Knuth's estimator); one row per path: nodes, attempts, complete covers.
+
+        Each row is an unbiased estimate of the search below the prefix down to
+        the goal (pieces left), for this search's heuristics and constraints.
+        """
+        # the seed goes with the kernel's next call (see _slice): the generator seeded is the one the kernel draws
+        # from, whichever library (bench.build.aot, each with a generator of its own) or numba runs it
+        self.path_args = self.path_args._replace(sample=True, seed=seed)
+        rows = np.zeros((trials, 3), dtype=np.float64)
+        try:
+            for t in range(trials):
+                self.est[:] = 0.0
+                self.state[S_LEVEL] = 0
+                self.state[S_PHASE] = FORWARD
+                while self._slice(1 << 40) != DONE:
+                    self.state[S_STORED] = 0
+                rows[t] = self.est
+        finally:
+            self.path_args = self.path_args._replace(sample=False, seed=-1)
+        return rows
+
+    def stats(self) -> dict:
+        """Machine-independent counters, per number of remaining pieces where it applies.
+
+        A sub-problem's counters cover only the levels below its prefix: the
+        splitter counted the ones above, so that the parts add up.
+        """
+        if self.base:
+            self.constraints.counters[:, self.n_pieces - self.base + 1:] = 0
+        return {
+            "nodes": int(self.state[S_NODES]),
+            "updates": int(self.state[S_UPDATES]),
+            "dead_ends": int(self.state[S_DEAD]),
+            "attempts": int(self.attempts.sum()),
+            "fits": int(self.fits.sum()),
+            "attempts_by_remaining": self.attempts.tolist(),
+            "fits_by_remaining": self.fits.tolist(),
+            "updates_by_remaining": self.updates_by.tolist(),
+            **self.constraints.stats(),
+        }
