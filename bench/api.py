@@ -16,6 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from bench.errors import UsageError
+from bench.engines import get_engine
+from bench.engines.protocol import Limits, Settings
+from bench.models.puzzle import Puzzle, load
+from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
+from bench.session.prepare import Request, prepare
 
 
 @dataclass(frozen=True)
@@ -65,12 +70,6 @@ def solve(puzzle, engine: str = "fila", *, redundancy: bool | str | None = None,
         puzzles, an unknown engine or setting, or a setting the engine does
         not implement.
     """
-    from bench.engines import get_engine
-    from bench.engines.protocol import Limits, Settings
-    from bench.models.puzzle import Puzzle, load
-    from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
-    from bench.session.prepare import Request, prepare
-
     if isinstance(puzzle, (str, Path)):
         puzzles = load(puzzle)
         if len(puzzles) != 1:

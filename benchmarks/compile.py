@@ -2,10 +2,10 @@
 
 Every figure comes from a fresh process with its own empty kernel cache
 (``NUMBA_CACHE_DIR`` set to a new directory, which the package's cache
-locators of :mod:`bench.build.cache` then use alone), so nothing compiled
+locators of :mod:`bench.toolchain.cache` then use alone), so nothing compiled
 before counts:
 
-- per specialization of :mod:`bench.build.warmup`: CPU seconds to compile
+- per specialization of :mod:`bench.toolchain.warmup`: CPU seconds to compile
   it cold (the specializations it is built on, FILA's DLX levels, warmed
   first and measured apart), then, in a second process on the same cache,
   to load it;
@@ -55,7 +55,7 @@ def child(name: str) -> dict:
     import bench.models.puzzle  # noqa: F401
     import bench.kernels.bitset  # noqa: F401
     import bench.engines.fila  # noqa: F401
-    from bench.build import warmup
+    from bench.toolchain import warmup
 
     out = {"import": time.process_time() - start}
     for step in prerequisites(name) + [name]:
@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args.child)))
         return 0
-    from bench.build.warmup import SPECIALIZATIONS
+    from bench.toolchain.warmup import SPECIALIZATIONS
 
     out_dir = Path(args.results)
     rows, solves = [], []

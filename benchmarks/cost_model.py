@@ -35,9 +35,8 @@ from bench.engines.protocol import Settings
 from bench.system.files import write_atomic
 from bench.engines import autoconfig
 from bench.kernels.codes import S_PROBES
-from bench.engines.fila import FilaEngine, scan_heuristic, start_pipeline
+from bench.engines.fila import PIPELINE, FilaEngine, scan_heuristic, start_pipeline
 from bench.kernels.fila_lists import make_plan
-from bench.engines.search import piece_count
 
 RESULTS = Path("results")
 PUZZLES = ("somacube.txt", "hexiamonds_6x6.txt", "polyspheres_square_pyramid_30.txt", "polyspheres_tetrahedron_20.txt",
@@ -63,17 +62,24 @@ def features(search, totals: dict, kind: np.ndarray, handoff: int) -> dict:
             "list_entries": totals["list_entries"], "images": totals["images"], "handoffs": roots}
 
 
+class _EOnly:
+    """FILA's pipeline with ``e`` as its only schedule: the automatic configuration's piece and hand-off, no race."""
+
+    schedules = staticmethod(lambda cover, handoff: [f"e={handoff}"])
+    start = staticmethod(PIPELINE.start)
+
+
 def runs_of(name: str) -> list[dict]:
     """Both schedules of one puzzle at the automatic configuration's piece and hand-off, ready to time."""
     [puzzle] = bench.load(DEFS / name)
-    choice = autoconfig.choose(puzzle, lambda cover, handoff: [f"e={handoff}"])
+    choice = autoconfig.choose(puzzle, _EOnly())
     cover, handoff = choice.cover, choice.handoff
     engine = FilaEngine()
     out = []
     for order in (f"e={handoff}", f"{scan_heuristic(puzzle)}={handoff}"):
         settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
-        kind = make_plan(cover, settings.order, piece_count(cover), handoff, True).kind
+        kind = make_plan(cover, settings.order, cover.piece_count, handoff, True).kind
         out.append({"puzzle": name, "order": order, "cover": cover, "settings": settings, "kind": kind,
                     "seconds": []})
     return out

@@ -99,7 +99,7 @@ def test_the_engine_picks_the_kernel_the_settings_allow():
 
 
 def test_the_rows_of_option_bits_start_on_cache_lines():
-    from bench.kernels.bitset import CACHE_LINE, BitsetSearch
+    from bench.engines.search import CACHE_LINE, BitsetSearch
 
     [puzzle] = bench.load(DEFS / "pentominoes_10x6.txt")
     search = BitsetSearch(Cover.from_puzzle(puzzle, redundancy=True), Settings(), Limits())

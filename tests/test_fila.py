@@ -18,6 +18,7 @@ from bench.errors import UsageError
 from bench.models.expected import expected_for
 from bench.models.filters import apply_one_shot
 from bench.kernels import bitfield as bf
+from bench.kernels import bitfield_overloads  # noqa: F401  (this module's own kernels call the overloads)
 from bench.engines.dlx import DlxEngine
 from bench.engines import fila as fila_module
 from bench.kernels import fila_lists

@@ -13,7 +13,7 @@ from bench.bundled import DEFS as BUNDLED
 from bench.cli import main
 from bench.cli.options import journal_dir
 from bench.engines import get_engine
-from bench.build.cache import is_cached
+from bench.toolchain.cache import is_cached
 from conftest import DEFS, ROOT
 
 
@@ -53,7 +53,7 @@ def test_journals_go_to_the_user_cache_directory(monkeypatch, tmp_path):
 
 
 def test_the_compile_notice_names_the_wait_once(monkeypatch):
-    from bench.build import warmup
+    from bench.toolchain import warmup
 
     stream = io.StringIO()
     monkeypatch.setattr(warmup, "_announced", False)
@@ -63,7 +63,7 @@ def test_the_compile_notice_names_the_wait_once(monkeypatch):
 
 
 def test_a_warm_engine_is_seen_as_compiled():
-    from bench.build import aot, warmup
+    from bench.toolchain import aot, warmup
     from bench.kernels.bitset import bitset_search
 
     get_engine("dlx").warm_up()

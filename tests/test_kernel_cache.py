@@ -1,4 +1,4 @@
-"""The kernels' on-disk cache follows every source they are built from (bench.build.cache)."""
+"""The kernels' on-disk cache follows every source they are built from (bench.toolchain.cache)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from numba import njit
 from numba.core import caching
 
-from bench.build import cache as kernel_cache, sources
+from bench.toolchain import cache as kernel_cache, sources
 from bench.kernels import canonical
 from bench.kernels import bitfield, fila as fila_kernel
 
@@ -65,8 +65,8 @@ def test_every_package_kernel_takes_njit_from_bench_kernels():
     assert direct == []
     compiled = [p for p in sources.kernel_sources() if b"@njit" in p.read_bytes()]
     assert len(compiled) >= 10
-    assert all(b"from bench.build.registry import njit" in p.read_bytes()
-               or b"from bench.build.registry import lazy, njit" in p.read_bytes() for p in compiled)
+    assert all(b"from bench.toolchain.registry import njit" in p.read_bytes()
+               or b"from bench.toolchain.registry import lazy, njit" in p.read_bytes() for p in compiled)
 
 
 LOAD_WITHOUT_REFRESH = r"""
@@ -118,7 +118,7 @@ from pathlib import Path
 import numpy as np
 from numba.core.runtime import nrtdynmod
 
-from bench.build import cache as kernel_cache
+from bench.toolchain import cache as kernel_cache
 
 kernel_cache.runtime_directory = lambda: Path(STORE)
 compiled = []

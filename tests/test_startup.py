@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from bench.build import aot
+from bench.toolchain import aot
 from conftest import ROOT
 
 SOLVERS = ("ortools", "pysat", "dask", "distributed", "xcover", "exact_cover", "pyganak")
@@ -77,7 +77,7 @@ def test_native_solves_load_no_other_solver_and_no_report_library(engine):
     status, modules = loaded(*argv)
     assert status == 0
     assert modules & {*SOLVERS, *REPORTING} == set()
-    # with its kernel libraries, numba is not imported at all (bench.build.aot); without, it is
+    # with its kernel libraries, numba is not imported at all (bench.toolchain.aot); without, it is
     assert modules & set(NATIVE) == (set() if aot.buildable() is None else set(NATIVE))
 
 
@@ -122,7 +122,7 @@ FULL_NAMES = PROBE.replace('name.partition(".")[0] for name in sys.modules', "na
 @pytest.mark.parametrize("engine", ["fila", "dlx"])
 def test_cached_kernels_load_without_numbas_array_and_random_modules(engine):
     # the helpers numba compiled into the kernels (np.empty, np.sort, np.random.randint) name those modules in their
-    # environments; rebuilt without importing them, a cached solve spares 30-55 ms (bench.build.cache._environment)
+    # environments; rebuilt without importing them, a cached solve spares 30-55 ms (bench.toolchain.cache._environment)
     argv = ["solve", "-q", "--engine", engine, "defs/pentominoes_10x6.txt"]
     # numba's JIT alone (no kernel library), as where no library can be built
     jit = {**os.environ, "BENCH_AOT": "0"}

@@ -13,10 +13,9 @@ from bench.engines.protocol import Limits, Settings
 from bench.models.cover import Cover
 from bench.models.filters import volume_filter
 from bench.engines import autoconfig
-from bench.engines.fila import FilaEngine, default_order, default_schedules
+from bench.engines.fila import PIPELINE, FilaEngine, default_order
 from bench.kernels.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
                                             PipelineArrays)
-from bench.engines.search import piece_count
 from bench.session.prepare import Request, prepare
 from conftest import DATA, DEFS
 
@@ -41,14 +40,14 @@ def test_the_estimates_pick_x_where_it_searches_the_smallest_tree(name):
     # FILA's nodes with X constrained against Z (the rule the estimates replaced picked Z on 12x5):
     # 12x5 0.84 M against 7.56 M, one-sided 30x3 0.55 M against 3.83 M, 10x6 2.09 M against 17.8 M
     puzzle = one(name)
-    choice = autoconfig.choose(puzzle, default_schedules)
+    choice = autoconfig.choose(puzzle, PIPELINE)
     assert choice.piece == "X"
     assert choice.candidates[0].piece == "X" and choice.candidates[0].seconds < choice.candidates[-1].seconds
 
 
 def test_the_choice_is_deterministic():
     puzzle = one("pentominoes_12x5.txt")
-    first, second = (autoconfig.choose(puzzle, default_schedules) for _ in range(2))
+    first, second = (autoconfig.choose(puzzle, PIPELINE) for _ in range(2))
     assert first.piece == second.piece and first.steps == second.steps
     assert [c.to_json() for c in first.candidates] == [c.to_json() for c in second.candidates]
 
@@ -58,7 +57,7 @@ def test_a_turned_box_gets_the_same_choice(name):
     text = (DEFS / name).read_text()
     drawn = bench.Puzzle.from_definition(bench.parse_text(text)[0])
     turned = bench.Puzzle.from_definition(bench.parse_text(transposed(text))[0])
-    first, second = autoconfig.choose(drawn, default_schedules), autoconfig.choose(turned, default_schedules)
+    first, second = autoconfig.choose(drawn, PIPELINE), autoconfig.choose(turned, PIPELINE)
     assert first.piece == second.piece == "X"
     assert first.order.split("=")[0] != second.order.split("=")[0]  # f against f@1,0,2: the same scan
 
@@ -79,12 +78,12 @@ def test_a_path_ends_at_a_box_filled_with_pieces_left():
     # minimum; looking for an open cell in a full box read past the cell arrays and crashed the choice
     [puzzle] = bench.load(DATA / "spare_3x3.txt")
     cover = Cover.from_puzzle(puzzle)
-    n = piece_count(cover)
+    n = cover.piece_count
     arrays = PipelineArrays.build(cover, default_order(cover, n - 1), n - 1)
     rows = arrays.sample(np.zeros((1, cover.n_options), dtype=np.bool_), 20000, 1, n)
     # the matrix has 80 covers (80 total, 10 unique)
     assert 0.8 * 80 < rows[0, E_COVERS] / rows[0, E_TRIALS] < 1.25 * 80
-    choice = autoconfig.choose(puzzle, default_schedules)
+    choice = autoconfig.choose(puzzle, PIPELINE)
     engine = FilaEngine()
     prepared = prepare(puzzle, Request(tuned=False), engine)
     r = engine.solve(prepared.cover, prepared.settings, Limits())
@@ -117,7 +116,7 @@ def test_every_candidate_keeps_the_counts():
 
 def test_the_budget_bounds_the_sampling():
     puzzle = one("pentominoes_12x5.txt")
-    choice = autoconfig.choose(puzzle, default_schedules)
+    choice = autoconfig.choose(puzzle, PIPELINE)
     # a sub-second puzzle: one round of the first paths, a few milliseconds of work
     assert choice.steps * autoconfig.STEP_SECONDS < 0.01
     assert all(c.rounds >= 1 for c in choice.candidates)
@@ -126,10 +125,10 @@ def test_the_budget_bounds_the_sampling():
 def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheaper():
     # planar pentacubes in 3x4x5: FILA after the second piece searches 48 M nodes in 2.1 s, after the first
     # 148 M in 6.9 s; the Tetris Cube's two trees are alike, and its later hand-off only adds FILA set-ups
-    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), default_schedules)
+    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), PIPELINE)
     assert moved.handoff == 10 and moved.order == "e=10" and "FILA one piece later" in moved.reason
     assert moved.handoffs[10]["seconds"] <= autoconfig.HANDOFF_GAIN * moved.handoffs[11]["seconds"]
-    kept = autoconfig.choose(one("tetriscube.txt"), default_schedules)
+    kept = autoconfig.choose(one("tetriscube.txt"), PIPELINE)
     assert kept.handoff == 11 and set(kept.handoffs) == {10, 11}
     assert kept.handoffs[10]["seconds"] > autoconfig.HANDOFF_GAIN * kept.handoffs[11]["seconds"]
     assert autoconfig.Choice.from_json(moved.to_json()) == moved
@@ -138,7 +137,7 @@ def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheape
     auto = FilaEngine().configure(one("pentacubes_planar_3x4x5.txt"), Request(tuned=False))
     assert auto.settings.fila == 10
     # a sub-second puzzle cannot pay for the paths: the rule's hand-off, unpriced
-    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), default_schedules)
+    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), PIPELINE)
     assert small.handoff == 11 and small.handoffs == {}
 
 
@@ -146,7 +145,7 @@ def test_the_schedules_race_where_the_search_is_small():
     # the 30-ball pyramid: the scan searches 19,491 nodes, priced 2 ms, e 2,845 nodes priced 9 ms (most of it
     # building e's list sets: 313,014 entries); the race runs both, in turns, over the same sub-problems, and the
     # scan leads
-    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), PIPELINE)
     assert choice.order == "f=6" and set(choice.schedules) == {"e=6", "f=6"}
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
     assert scan["won"] and scan["reached"] and not tight["won"]
@@ -163,7 +162,7 @@ def test_the_schedules_race_where_the_search_is_small():
 def test_a_clear_lead_on_the_first_sub_problems_decides_the_race():
     # the hexiamonds: e's whole search is 61,944 nodes, the scan's 2.6 M; e leads from the first of 7 sub-problems
     # on, and the race stops there, long before either search ends
-    choice = autoconfig.choose(one("hexiamonds_6x6.txt"), default_schedules)
+    choice = autoconfig.choose(one("hexiamonds_6x6.txt"), PIPELINE)
     tight, scan = choice.schedules["e=11"], choice.schedules["f=11"]
     assert choice.order == "e=11" and tight["won"] and not tight["finished"] and not scan["finished"]
     assert 1 <= tight["checkpoint"] < 7 and tight["nodes"] < 61_944
@@ -174,7 +173,7 @@ def test_a_race_without_a_clear_lead_runs_to_the_end(monkeypatch):
     # no lead is ever clear enough: the race goes on, sub-problem by sub-problem, until a search finishes; the
     # first to finish leads at every checkpoint from then on and wins
     monkeypatch.setattr(autoconfig, "RACE_CLEAR", 1e9)
-    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), PIPELINE)
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
     assert choice.order == "f=6" and scan["won"] and scan["finished"] and scan["nodes"] == 19_491
     assert scan["checkpoint"] > scan["handoffs"] == 3
@@ -185,7 +184,7 @@ def test_a_race_without_a_clear_lead_runs_to_the_end(monkeypatch):
 def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):
     # counted in nodes, the race's end is the same on a slow or busy machine: the rule's schedule then stands
     monkeypatch.setattr(autoconfig, "RACE_NODES", 3_000)
-    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), PIPELINE)
     assert choice.order == "e=6" and not any(r["won"] for r in choice.schedules.values())
     assert 3_000 <= sum(r["nodes"] for r in choice.schedules.values()) < 19_491
     assert "stopped undecided" in choice.reason
@@ -209,7 +208,7 @@ def test_the_choice_is_the_same_on_a_slowed_and_jumpy_clock(monkeypatch, name):
 
     from bench.engines.search import Search
 
-    steady = autoconfig.choose(one(name), default_schedules)
+    steady = autoconfig.choose(one(name), PIPELINE)
     slice_ = Search._slice
     clock = [0.0]
 
@@ -223,19 +222,19 @@ def test_the_choice_is_the_same_on_a_slowed_and_jumpy_clock(monkeypatch, name):
 
     monkeypatch.setattr(Search, "_slice", slowed)
     monkeypatch.setattr(autoconfig.time, "perf_counter", jumpy)
-    slow = autoconfig.choose(one(name), default_schedules)
+    slow = autoconfig.choose(one(name), PIPELINE)
     assert slow == steady and slow.to_json()["schedules"] == steady.to_json()["schedules"]
     assert slow.lines()[:2] == steady.lines()[:2] and slow.reason == steady.reason
 
 
 def test_large_trees_keep_e_without_a_race():
     # e's tree is a tenth of the scan's on the Tetris Cube (48 M nodes against 477 M): racing them would cost seconds
-    choice = autoconfig.choose(one("tetriscube.txt"), default_schedules)
+    choice = autoconfig.choose(one("tetriscube.txt"), PIPELINE)
     assert choice.order == "e=11" and choice.schedules == {} and choice.predicted_seconds > autoconfig.RACE_BELOW
 
 
 def test_a_puzzle_without_symmetry_has_nothing_to_choose():
-    choice = autoconfig.choose(one("dominoes_6x6.txt"), default_schedules)
+    choice = autoconfig.choose(one("dominoes_6x6.txt"), PIPELINE)
     assert choice.piece is None and choice.candidates == [] and "no piece" in choice.reason
 
 

@@ -7,8 +7,9 @@ import pytest
 import bench
 from bench import Cover
 from bench.engines import Limits, Settings
-from bench.build import warmup
+from bench.toolchain import warmup
 from bench.engines.dlx import DlxEngine
+from bench.engines import fila
 from bench.engines.fila import FilaEngine, handoff_words
 from conftest import DEFS
 
@@ -65,7 +66,7 @@ def test_a_solve_uses_exactly_the_specializations_its_engine_warms(monkeypatch, 
 
 def _forget(monkeypatch, name: str) -> None:
     """As if this process had not warmed specialization ``name``: not recorded, its library not loaded here."""
-    from bench.build import aot
+    from bench.toolchain import aot
 
     monkeypatch.delitem(warmup._recorded, name)
     monkeypatch.setattr(aot, "_loaded", aot._loaded - {name})
@@ -195,12 +196,12 @@ def test_the_compiler_is_set_up_here_before_a_child_is_forked(monkeypatch, tmp_p
 
 @pytest.mark.parametrize("reason, pycc", [(None, True), ("faked: no compiler", False)])
 def test_setting_up_the_compiler_imports_pycc_only_where_a_library_is_built(monkeypatch, reason, pycc):
-    import bench.build.registry
+    import bench.toolchain.registry
 
     calls = []
     monkeypatch.setattr(warmup, "_library_reason", lambda name: reason)
     monkeypatch.setattr(warmup.aot, "prepare", lambda: calls.append("pycc"))
-    monkeypatch.setattr(bench.build.registry, "materialize", lambda: calls.append("numba"))
+    monkeypatch.setattr(bench.toolchain.registry, "materialize", lambda: calls.append("numba"))
     warmup._set_up_compiler(["filters"])
     assert calls == (["pycc"] if pycc else ["numba"])
 
@@ -315,7 +316,6 @@ def test_the_native_engines_prefetch_what_they_warm(monkeypatch):
 
 @pytest.mark.parametrize("name, words", [("fila1", 1), ("fila2", 2)])
 def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, words):
-    from bench.engines import fila
 
     seen = []
     real = fila.FilaRun.__init__
@@ -335,7 +335,7 @@ def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, wor
 
 def test_a_warm_up_that_would_overflow_the_bitfield_is_refused():
     with pytest.raises(ValueError, match="more than a hand-off may hold"):
-        warmup._fila(65)()
+        fila._tiny_fila(65)
 
 
 def test_a_child_that_fails_is_quiet_and_its_share_is_compiled_here(monkeypatch, tmp_path, capfd):

@@ -21,6 +21,7 @@ from bench.cli.options import (add_cache_argument, add_filter_arguments, add_mem
 from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError
+import statistics
 
 
 def add_parser(sub) -> None:
@@ -50,6 +51,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
     from bench.engines.sampling import estimate_tree
     from bench.session.prepare import prepare
@@ -86,8 +88,6 @@ def run(args) -> int:
 
 def summary(name: str, estimates: list, seconds: float, true: dict | None) -> dict:
     """The KEY=value lines of one puzzle: median and range of the estimates, and the check."""
-    import statistics
-
     nodes = [e.nodes for e in estimates]
     doc = {"PUZZLE": name, "TRIALS": estimates[0].trials, "ESTIMATES": len(estimates),
            "ESTIMATE_NODES": round(statistics.median(nodes)),

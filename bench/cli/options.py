@@ -23,12 +23,11 @@ from bench.system.files import check_output
 from bench.models.methods import REDUNDANCY_METHODS
 from bench.models.resources import DEFAULT_MAX_MEMORY, format_size, parse_size
 from bench.parallel import SUBPROBLEMS_PER_WORKER, default_workers
+import platformdirs
 
 
 def journal_dir() -> Path:
     """Where split runs keep their journals unless ``--journal`` says otherwise: the user's cache directory."""
-    import platformdirs
-
     return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
@@ -124,6 +123,7 @@ def in_search_settings(args) -> dict:
 
 def request_from(args, settings=None, tuned: bool = True):
     """The :class:`~bench.session.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.session.prepare import Request, redundancy_argument
 
     asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
@@ -179,6 +179,7 @@ def parallel_options(args):
     A journal checkpoints the sub-problems of a split, so ``--journal``
     asks for a split and is refused with ``--workers 1``.
     """
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.parallel.runner import ParallelOptions
 
     journal = getattr(args, "journal", None)
@@ -217,6 +218,7 @@ def solution_drawer(args, cover, partial: bool):
         raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
     if args.draw.exists() and not args.draw.is_dir():
         raise UsageError(f"--draw {args.draw}: not a directory")
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.drawing.gallery import SolutionDrawer
 
     try:

@@ -57,6 +57,7 @@ class SolveProgress:
         self.bar.update(nodes - self.bar.n)
 
     def _estimate(self) -> int:
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
         from bench.engines.sampling import estimate_tree
 
         try:

@@ -111,6 +111,7 @@ def shared_configuration(args, specs: list[str]) -> str | None:
 
 def output_path(given: str | None) -> Path:
     """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.comparison import results
 
     if given is not None:
@@ -124,6 +125,7 @@ def write_html_report(document: dict, path: Path) -> None:
     """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
     html_path = path.with_suffix(".html")
     try:
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
         from bench.comparison.html import render_html
 
         write_atomic(html_path, render_html([(str(path), document)]), "HTML report")
@@ -141,6 +143,7 @@ def write_html_report(document: dict, path: Path) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
     from bench.comparison import results, summary
     from bench.comparison.pictures import first_solution

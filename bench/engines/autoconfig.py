@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -65,12 +66,12 @@ from bench.models.cover import Cover
 from bench.models.filters import volume_filter
 from bench.models.symmetry import redundancy_for_shape
 from bench.models.tuning import filtered_handoff
-from bench.build import warmup
+from bench.toolchain import warmup
 from bench.kernels.codes import S_NODES, S_PROBES
 from bench.kernels.fila import ESTIMATE, SIZE
 from bench.kernels.pipeline_estimate import (E_ATTEMPTS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_STEPS,
                                             E_TRIALS, MAX_CELLS, N_E, PipelineArrays, warm_up)
-from bench.engines.search import Search, piece_count
+from bench.engines.search import Search
 
 # the cost model, measured on this project's machine (results/tuning.md): seconds per node placed by DLX, by FILA
 # with a fixed order (f) and with a searched one (e, s), per image tried, and per sampling step
@@ -239,20 +240,32 @@ def priced(sums: np.ndarray) -> tuple[float, float, float]:
     return float(nodes), float(sums[E_ATTEMPTS] / n), float(seconds)
 
 
-def choose(puzzle, schedules, method: str = "orbit") -> Choice:
+class Pipeline(Protocol):
+    """What the choice needs of FILA's pipeline (:data:`bench.engines.fila.PIPELINE`)."""
+
+    def schedules(self, cover: Cover, handoff: int) -> list[str]:
+        """FILA's schedules to choose among for ``handoff`` pieces left, the rule first."""
+
+    def start(self, cover: Cover, order: str, handoff: int) -> tuple[Search, dict, np.ndarray]:
+        """A pipeline search of ``cover`` under schedule ``order``, ready to run: the search, FILA's totals and the
+        selection kind per number of pieces left."""
+
+
+def choose(puzzle, pipeline: Pipeline, method: str = "orbit") -> Choice:
     """The redundancy piece (and the settings around it) an untuned FILA run of ``puzzle`` uses.
 
-    ``schedules(cover, handoff)`` lists FILA's schedules to choose among,
-    the rule first (:func:`~bench.engines.fila.default_schedules`).  The
+    ``pipeline`` lists FILA's schedules to choose among, the rule first,
+    and starts the searches the race runs (:class:`Pipeline`).  The
     piece and the hand-off are deterministic (a fixed seed and a budget in
-    sampling steps); the schedule is measured (:func:`_schedule`).
+    sampling steps), and so is the schedule (a race priced on counted work,
+    :func:`_schedule`).
 
     Examples
     --------
     >>> import bench
-    >>> from bench.engines.fila import default_schedules
+    >>> from bench.engines.fila import PIPELINE
     >>> [p] = bench.load("defs/pentominoes_12x5.txt")
-    >>> choose(p, default_schedules).piece
+    >>> choose(p, PIPELINE).piece
     'X'
     """
     compile_seconds = warm_up()
@@ -262,10 +275,10 @@ def choose(puzzle, schedules, method: str = "orbit") -> Choice:
     volume = bool(puzzle.planar)
     cover, removed = volume_filter(base) if volume else (base, 0)
     filtered = time.perf_counter()
-    n = piece_count(cover)
+    n = cover.piece_count
     partitioned = filtered_handoff(puzzle, n, base.n_options, removed) if volume else None
     handoff = partitioned or max(n - 1, 1)
-    order = schedules(cover, handoff)[0]
+    order = pipeline.schedules(cover, handoff)[0]
     # the encoding and the filter are the ones every run makes: what the choice costs is the rest
     choice = Choice(None, volume, order, handoff, compile_seconds=compile_seconds, cover=cover,
                     options_before=base.n_options, counters={"VOLUME_FILTER_ONE_SHOT": removed} if volume else {},
@@ -276,14 +289,14 @@ def choose(puzzle, schedules, method: str = "orbit") -> Choice:
     shapes = [s for s in puzzle.shapes if s.multiplicity == 1 and np.any(puzzle.images.shape == s.index)]
     if puzzle.group.order == 1 or not shapes:
         choice.reason = "no symmetry to filter" if puzzle.group.order == 1 else "no piece of a unique shape"
-        return _done(choice, start, schedules=schedules if free else None)
+        return _done(choice, start, pipeline=pipeline if free else None)
     reds = [redundancy_for_shape(puzzle, s.index, method) for s in shapes]
     if len(reds) == 1 or cover.n_cells > MAX_CELLS:
         best = min(reds, key=lambda r: (r.score, len(r.kept), r.shape))
         choice.piece = best.piece
         choice.reason = "the only candidate" if len(reds) == 1 else \
             f"over {MAX_CELLS} cells: the piece with the fewest kept images"
-        return _done(choice, start, best, schedules if free else None)
+        return _done(choice, start, best, pipeline if free else None)
     arrays = PipelineArrays.build(cover, order, handoff)
     option_of = np.full(len(puzzle.images), -1, dtype=np.int64)
     option_of[cover.opt_image] = np.arange(cover.n_options)
@@ -339,11 +352,11 @@ def choose(puzzle, schedules, method: str = "orbit") -> Choice:
                      f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
     _restrict(choice, red)
     if free:
-        _schedule(choice, schedules)
+        _schedule(choice, pipeline)
         # the race runs on searches of milliseconds, the hand-off's pricing where the budget pays for whole-tree
         # paths (searches of seconds), so it prices the rule's schedule, on the race's arrays
         if choice.order == order and steps + whole_path_steps * HANDOFF_TRIALS * HANDOFF_PATH_COST <= budget_steps:
-            steps = _later_handoff(choice, arrays, cover, dead[[alive[0]]], schedules, n, steps)
+            steps = _later_handoff(choice, arrays, cover, dead[[alive[0]]], pipeline, n, steps)
     choice.steps = steps
     return _done(choice, start)
 
@@ -378,7 +391,7 @@ def race_cost(search: Search, totals: dict, kind: np.ndarray, handoff: int) -> f
             + totals["list_entries"] * RACE_LIST_ENTRY_SECONDS + totals["images"] * RACE_IMAGE_SECONDS)
 
 
-def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
+def _race(pipeline: Pipeline, cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
     """FILA's real searches of ``cover`` under each schedule of ``orders`` (the rule first), raced over hand-offs.
 
     Every schedule shares DLX's levels above the hand-off, so the searches
@@ -401,18 +414,9 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
     checkpoint and its price to it, whether it finished, and whether it
     won.
     """
-    from bench.engines.protocol import Settings
-    from bench.engines.fila import FilaEngine, start_pipeline
-    from bench.kernels.fila_lists import make_plan
-
-    engine = FilaEngine()
-    n = piece_count(cover)
     runs = []
     for k, order in enumerate(orders):
-        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
-        engine.warm_up(cover, settings)
-        search, totals = start_pipeline(cover, settings)
-        kind = make_plan(cover, settings.order, n, settings.fila, settings.nof).kind
+        search, totals, kind = pipeline.start(cover, order, handoff)
         runs.append({"order": order, "search": search, "totals": totals, "kind": kind, "cost": 0.0, "done": False,
                      "weight": 1.0 if k == 0 else 1.0 / EXACT_GAIN, "at": []})
 
@@ -451,8 +455,8 @@ def _race(cover: Cover, orders: list[str], handoff: int) -> dict[str, dict]:
                          "reached": reached(r, checkpoint), "won": r is winner} for r in runs}
 
 
-def _schedule(choice: Choice, schedules) -> None:
-    """Choose FILA's schedule among ``schedules(cover, handoff)`` (the rule first) by racing their real searches.
+def _schedule(choice: Choice, pipeline: Pipeline) -> None:
+    """Choose FILA's schedule among ``pipeline.schedules(cover, handoff)`` (the rule first) by racing their searches.
 
     Only where the rule's search is predicted under :data:`RACE_BELOW`
     (the race then costs about twice the cheaper search's first
@@ -464,11 +468,11 @@ def _schedule(choice: Choice, schedules) -> None:
     (313,014 list entries against 6,332 over its 3 hand-offs: ``e``'s list
     sets hold each image at every one of its cells).
     """
-    orders = schedules(choice.cover, choice.handoff)
+    orders = pipeline.schedules(choice.cover, choice.handoff)
     if len(orders) < 2 or choice.predicted_seconds >= RACE_BELOW:
         return
     compiled = warmup.spent()
-    raced = _race(choice.cover, orders, choice.handoff)
+    raced = _race(pipeline, choice.cover, orders, choice.handoff)
     choice.compile_seconds += warmup.spent() - compiled
     choice.schedules = raced
     won = next((o for o, r in raced.items() if r["won"]), None)
@@ -485,7 +489,7 @@ def _schedule(choice: Choice, schedules) -> None:
         choice.order = won
 
 
-def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: np.ndarray, schedules, n: int,
+def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: np.ndarray, pipeline: Pipeline, n: int,
                    steps: float) -> float:
     """Move FILA's hand-off one piece later when whole-tree paths price that tree well below the rule's.
 
@@ -501,13 +505,13 @@ def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: n
     when the budget can pay for them (not on puzzles of a few tenths of a
     second).  ``arrays`` are the race's, at the rule's schedule and
     hand-off, ``dead`` the chosen piece's row; the later hand-off takes the
-    rule's schedule there (the first of ``schedules``).  Returns the steps
+    rule's schedule there (the first of ``pipeline.schedules``).  Returns the steps
     spent in all.
     """
     later = choice.handoff - 1
     if later < 2:
         return steps
-    later_order = schedules(cover, later)[0]
+    later_order = pipeline.schedules(cover, later)[0]
     priced_at = {}
     for h, at in ((choice.handoff, arrays), (later, PipelineArrays.build(cover, later_order, later))):
         row = at.sample(dead, HANDOFF_TRIALS, SEED, n)[0]
@@ -524,22 +528,22 @@ def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: n
     return steps
 
 
-def _done(choice: Choice, start: float, red=None, schedules=None) -> Choice:
+def _done(choice: Choice, start: float, red=None, pipeline: Pipeline | None = None) -> Choice:
     """The choice with its cover restricted to ``red``'s kept images, its schedule chosen, and the seconds it took.
 
-    ``schedules`` is given where no race of pieces ran: the rule's tree is
+    ``pipeline`` is given where no race of pieces ran: the rule's tree is
     then predicted from :data:`FIRST_TRIALS` paths for :func:`_schedule`.
     """
     if red is not None:
         _restrict(choice, red)
-    if schedules is not None and choice.cover.n_cells <= MAX_CELLS and \
-            len(schedules(choice.cover, choice.handoff)) > 1:
-        n = piece_count(choice.cover)
+    if pipeline is not None and choice.cover.n_cells <= MAX_CELLS and \
+            len(pipeline.schedules(choice.cover, choice.handoff)) > 1:
+        n = choice.cover.piece_count
         arrays = PipelineArrays.build(choice.cover, choice.order, choice.handoff)
         row = arrays.sample(np.zeros((1, choice.cover.n_options), dtype=np.bool_), FIRST_TRIALS, SEED, n)[0]
         choice.nodes, choice.attempts, choice.predicted_seconds = priced(row)
         choice.steps = float(row[E_STEPS])
-        _schedule(choice, schedules)
+        _schedule(choice, pipeline)
     # the race's kernels (loaded or compiled, as the solve would) are compile time, not the choice's
     choice.seconds = time.perf_counter() - start - (choice.compile_seconds - warm_up())
     return choice

@@ -22,6 +22,7 @@ from bench.errors import CoverError, Unsupported
 
 def build_model(cover):
     """A CP-SAT model of ``cover`` and its option variables."""
+    # lazy: OR-Tools takes about a second to import; only a cpsat solve pays it
     from ortools.sat.python import cp_model
 
     model = cp_model.CpModel()
@@ -73,6 +74,7 @@ class CpSatEngine(Engine):
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 36, 9, 36)
         """
+        # lazy: OR-Tools takes about a second to import; only a cpsat solve pays it
         from ortools.sat.python import cp_model
 
         self.check(settings, limits)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 
-from bench.engines.protocol import Engine, Limits, Result, Settings
+from bench.engines.constraints import constrained
+from bench.engines.protocol import Limits, Result, Settings
+from bench.engines.search import BitsetSearch, CompiledEngine, Search, search_specialization, suits
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import UsageError
-from bench.build import warmup
-from bench.kernels import bitset
 from bench.kernels.codes import S_COVERS, S_TOTAL, S_UNIQUE
-from bench.engines.search import Search
+from bench.toolchain import warmup
 
 # -- the engine -----------------------------------------------------------------------
 
@@ -24,7 +24,7 @@ from bench.engines.search import Search
 KERNELS = ("bits", "sets")
 
 
-class DlxEngine(Engine):
+class DlxEngine(CompiledEngine):
     """The native DLX engine (see the module docstring).
 
     Two kernels run the same search with the same statistics: option
@@ -50,21 +50,10 @@ class DlxEngine(Engine):
                                    frozenset({"order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.build.warmup`)."""
-        if (self.kernel or ("bits" if bitset.suits(settings) else "sets")) == "bits":
+        """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
+        if (self.kernel or ("bits" if suits(settings) else "sets")) == "bits":
             return {"bits"}
-        return {warmup.search_specialization(warmup.constrained(settings))}
-
-    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
-        """Compile (or load) the kernel a solve of ``cover`` under ``settings`` runs; returns its seconds.
-
-        Without a cover, both kernels of a search without in-search constraints.
-        """
-        return warmup.for_solve(self, cover, settings, plain=self.PLAIN)
-
-    def prefetch(self, cover=None, settings: Settings | None = None) -> None:
-        """Start compiling, in forked children, the kernels :meth:`warm_up` would compile (on a cold cache)."""
-        warmup.prefetch_for(self, cover, settings, plain=self.PLAIN)
+        return {search_specialization(constrained(settings))}
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None, on_trace=None) -> Result:
         """Count (and optionally return) the exact covers of ``cover``.
@@ -79,13 +68,13 @@ class DlxEngine(Engine):
         """
         self.check(settings, limits)
         settings = self.resolve(cover, settings)
-        plain = bitset.suits(settings)
+        plain = suits(settings)
         if self.kernel == "bits" and not plain:
             raise UsageError("dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")
         kernel = self.kernel or ("bits" if plain else "sets")
         compile_seconds = warmup.ensure(self.specializations(cover, settings))
         t0 = time.perf_counter()
-        search = (bitset.BitsetSearch if kernel == "bits" else Search)(cover, settings, limits, on_solutions, on_trace)
+        search = (BitsetSearch if kernel == "bits" else Search)(cover, settings, limits, on_solutions, on_trace)
         setup_seconds = time.perf_counter() - t0
         status = search.run()
         exact = settings.goal == 0

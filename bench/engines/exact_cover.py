@@ -42,6 +42,7 @@ class ExactCoverEngine(Engine):
         >>> r.status.value, r.covers
         ('solved', 2)
         """
+        # lazy: only an exact-cover solve loads its library
         from exact_cover import get_solution_count
 
         self.check(settings, limits)

@@ -21,11 +21,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, apply_tuning
+from bench.engines.autoconfig import choose
+from bench.engines.constraints import constrained
+from bench.engines.protocol import Filtered, Limits, Result, Settings, apply_tuning
+from bench.engines.search import CompiledEngine, Search, search_specialization
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import Unsupported, UsageError
+from bench.models.tiny import dominoes
 from bench.models.tuning import filtered_handoff
-from bench.build import warmup
+from bench.toolchain import warmup
 from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODES, S_PROBES, S_TOTAL, S_UNIQUE, S_UPDATES,
                                 TRACE)
 from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
@@ -33,7 +37,6 @@ from bench.kernels.fila import (F_AVAIL, F_LEVEL, F_PHASE, F_TRACE_KIND, F_TRACE
                                       TriggerArgs,
                                       fila_search)
 from bench.kernels.fila_lists import Plan, build_handoff, make_plan, words
-from bench.engines.search import Search, piece_count
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
@@ -43,6 +46,8 @@ MAX_SHAPES = 64
 
 # the search's state slots that count (the others say where it is)
 COUNTED_SLOTS = np.array([S_NODES, S_UPDATES, S_DEAD, S_COVERS, S_UNIQUE, S_TOTAL, S_PROBES])
+PROBES = 6
+"""Where :data:`COUNTED_SLOTS` keeps the probes."""
 
 
 def counted(search: Search) -> list[np.ndarray]:
@@ -60,10 +65,12 @@ class ShareTally:
     def __init__(self, search: Search):
         self.sums = [np.zeros_like(a) for a in counted(search)]
 
-    def add(self, before: list[np.ndarray], after: list[np.ndarray], p0: int) -> None:
-        """Fold in one FILA run, counted from ``before`` to ``after``, without its root node and root attempts."""
+    def add(self, before: list[np.ndarray], after: list[np.ndarray], p0: int, root_probes: int) -> None:
+        """Fold in one FILA run, counted from ``before`` to ``after``, without its root node, the images tried at the
+        root and the ``root_probes`` images probed there while choosing its hole."""
         delta = [b - a for a, b in zip(before, after)]
         delta[0][0] -= 1
+        delta[0][PROBES] -= root_probes
         delta[1][p0] = 0
         for total, d in zip(self.sums, delta):
             total += d
@@ -98,6 +105,7 @@ class FilaRun:
         # FILA's kernel function for this hand-off's argument types, once its first slice has looked it up
         self._fila = None
         self.before = counted(search) if self.share[0] > 0 else None
+        self.root_probes = None
         # only the list families used from here on (not np.unique, whose first call imports numpy.ma: 15-20 ms of a
         # run that imports nothing else it would not need)
         used = np.flatnonzero(np.bincount(plan.fam[1 : self.p0 + 1]))
@@ -137,7 +145,7 @@ class FilaRun:
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
         compiled = warmup.spent()
-        warmup.ensure([warmup.fila_specialization(n_words)])
+        warmup.ensure([fila_specialization(n_words)])
         start += warmup.spent() - compiled
         self.totals = totals
         if self.before is None:
@@ -185,6 +193,9 @@ class FilaRun:
         while True:
             # a trace from the root's level up stops at exactly the root's placements and the returns to it
             code = self._kernel(max(end - int(state[S_NODES]), 1), self.p0)
+            if self.root_probes is None and self.before is not None:
+                # the first stop comes after the root chose its hole (its first placement, or the end)
+                self.root_probes = int(state[S_PROBES]) - int(self.before[0][PROBES])
             if code != TRACE:
                 break
             if self.fstate[F_TRACE_KIND] == 1:
@@ -197,7 +208,7 @@ class FilaRun:
             if int(state[S_NODES]) >= end:
                 return PAUSED
         if code == DONE and self.before is not None:
-            self.totals["share"].add(self.before, counted(self.search), self.p0)
+            self.totals["share"].add(self.before, counted(self.search), self.p0, self.root_probes)
         return code
 
     def _kernel(self, budget: int, trace: int) -> int:
@@ -224,6 +235,11 @@ class FilaRun:
 
 
 # -- the engine ---------------------------------------------------------------------------------
+
+
+def fila_specialization(words: int) -> str:
+    """The FILA kernel's specialization for bitfields of ``words`` words (:mod:`bench.toolchain.warmup`)."""
+    return f"fila{words}"
 
 
 def default_order(cover, handoff_at: int) -> str:
@@ -275,7 +291,7 @@ def scan_heuristic(puzzle) -> str:
 
 def resolve(cover, settings: Settings) -> Settings:
     """``settings`` with FILA's defaults filled in: hand-off after the first piece, NOF on, :func:`default_order`."""
-    n = piece_count(cover)
+    n = cover.piece_count
     handoff_at = settings.fila if settings.fila is not None else max(n - 1, 1)
     if not 1 <= handoff_at <= max(n, 1):
         raise UsageError(f"--fila must be between 1 and the number of pieces ({n}), got {handoff_at}")
@@ -319,7 +335,7 @@ def handoff_words(cover, handoff_at: int) -> set[int]:
     return words
 
 
-class FilaEngine(Engine):
+class FilaEngine(CompiledEngine):
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
@@ -332,21 +348,9 @@ class FilaEngine(Engine):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.build.warmup`)."""
+        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
         words = handoff_words(cover, settings.fila)
-        return {warmup.search_specialization(warmup.constrained(settings))} | {
-            warmup.fila_specialization(w) for w in words}
-
-    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
-        """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.
-
-        Without a cover, those of a plain search of up to 64 cells.
-        """
-        return warmup.for_solve(self, cover, settings, plain=self.PLAIN)
-
-    def prefetch(self, cover=None, settings: Settings | None = None) -> None:
-        """Start compiling, in forked children, the kernels :meth:`warm_up` would compile (on a cold cache)."""
-        warmup.prefetch_for(self, cover, settings, plain=self.PLAIN)
+        return {search_specialization(constrained(settings))} | {fila_specialization(w) for w in words}
 
     @property
     def chooses_configuration(self) -> bool:
@@ -367,8 +371,6 @@ class FilaEngine(Engine):
         """
         if request.tuned:
             return request
-        from bench.engines.autoconfig import choose
-
         # on a cold cache the estimates build the sampler's library here; meanwhile children build FILA's kernels,
         # which the race of schedules runs next, and DLX's, which the solve's first levels and the split decision run
         warmup.prefetch(["fila1", "sets"])
@@ -376,7 +378,7 @@ class FilaEngine(Engine):
         # the smallest image of each orbit does not depend on how the piece is drawn, and the Tetris
         # Cube's tree is 8 % smaller with it (with e then f: 478 M attempts against 521 M with L held as drawn)
         method = request.redundancy_method or "orbit"
-        choice = choose(puzzle, default_schedules, method)
+        choice = choose(puzzle, PIPELINE, method)
         return replace(request, redundancy=choice.piece, redundancy_method=method,
                        volume=request.volume or choice.volume,
                        settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order),
@@ -393,7 +395,7 @@ class FilaEngine(Engine):
         settings = apply_tuning(settings, self.tuning)
         removed = filtered.counters.get("VOLUME_FILTER_ONE_SHOT") if filtered is not None else None
         if settings.auto and removed is not None:
-            handoff = filtered_handoff(cover.puzzle, piece_count(cover), filtered.options_before, removed)
+            handoff = filtered_handoff(cover.puzzle, cover.piece_count, filtered.options_before, removed)
             if handoff is not None:
                 settings = replace(settings, fila=handoff, volume_filter=handoff)
         return resolve(cover, settings)
@@ -444,7 +446,7 @@ def handoff_totals() -> dict:
 
 def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None):
     """DLX with hand-offs to FILA under resolved ``settings``, ready to run; returns the search and FILA's totals."""
-    plan = make_plan(cover, settings.order, piece_count(cover), settings.fila, settings.nof)
+    plan = make_plan(cover, settings.order, cover.piece_count, settings.fila, settings.nof)
     totals = handoff_totals()
     search = Search(cover, settings, limits, on_solutions, on_trace,
                     handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS,
@@ -461,3 +463,44 @@ def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, o
     setup_seconds = time.perf_counter() - t0
     search.status = search.run()
     return search, totals, setup_seconds
+
+
+class _Pipeline:
+    """FILA's pipeline as the automatic configuration races it (:class:`bench.engines.autoconfig.Pipeline`)."""
+
+    @staticmethod
+    def schedules(cover, handoff: int) -> list[str]:
+        """:func:`default_schedules`."""
+        return default_schedules(cover, handoff)
+
+    @staticmethod
+    def start(cover, order: str, handoff: int):
+        """An untuned pipeline search of ``cover`` with schedule ``order``, its totals and its selection kinds."""
+        engine = FilaEngine()
+        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
+        engine.warm_up(cover, settings)
+        search, totals = start_pipeline(cover, settings)
+        return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind
+
+
+PIPELINE = _Pipeline()
+"""What :func:`~bench.engines.autoconfig.choose` races."""
+
+FILA_DOMINOES = {1: 4, 2: 33}
+"""The dominoes each FILA specialization's tiny search places: 8 open cells fit one bitfield word, 66 need two."""
+
+
+def _tiny_fila(x: int) -> None:
+    # FILA from the root, its hand-off built from the search's first state: no DLX level runs, so this
+    # specialization compiles (or loads) FILA's kernels alone and can be compiled beside ``sets``
+    if 2 * x > MAX_CELLS or x > MAX_SHAPES:
+        raise ValueError(f"{x} dominoes: more than a hand-off may hold")
+    cover = dominoes(x)
+    settings = resolve(cover, Settings(order="e", fila=x - 1))
+    plan = make_plan(cover, settings.order, x, x, settings.nof)
+    search = Search(cover, settings, Limits(max_solutions=1), warm=False)
+    FilaRun(search, plan, handoff_totals()).slice(1 << 20)
+
+
+for _words, _cost in ((1, 11.3), (2, 12.5)):
+    warmup.register(fila_specialization(_words), lambda x=FILA_DOMINOES[_words]: _tiny_fila(x), _cost)

@@ -81,6 +81,7 @@ class GanakEngine(Engine):
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 36, None, None)
         """
+        # lazy: the model counter loads only for a ganak solve (an optional extra)
         import pyganak
 
         self.check(settings, limits)

@@ -84,6 +84,7 @@ def build_cnf(cover, encoding: str = DEFAULT_ENCODING):
         Variables ``1..cover.n_options`` are the options; the rest are
         auxiliary variables of the cardinality encodings.
     """
+    # lazy: python-sat loads only for a sat solve
     from pysat.card import CardEnc, EncType
     from pysat.formula import IDPool
 
@@ -147,6 +148,7 @@ class SatEngine(Engine):
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 36, 9, 36)
         """
+        # lazy: python-sat loads only for a sat solve
         from pysat.solvers import SolverNames
 
         self.check(settings, limits)
@@ -158,6 +160,7 @@ class SatEngine(Engine):
         return self._solve(cover, limits, on_solutions)
 
     def _solve(self, cover, limits: Limits, on_solutions) -> Result:
+        # lazy: python-sat loads only for a sat solve
         from pysat.solvers import Solver
 
         t0 = time.perf_counter()

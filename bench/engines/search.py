@@ -15,12 +15,16 @@ from contextvars import ContextVar
 import numpy as np
 
 from bench.system import signals
-from bench.engines.protocol import Limits, Settings, Status
+from bench.engines.constraints import ALL_CONSTRAINTS, build_constraints, constrained
+from bench.engines.protocol import Engine, Limits, Settings, Status
+from bench.engines.variants import constraint_variant
+from bench.errors import BenchError
 from bench.kernels.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
                                 S_LEVEL, S_NODES, S_PHASE, S_STORED, S_TOTAL, S_TRACE_KIND, S_UNIQUE, S_UPDATES, TRACE)
-from bench.kernels.constraints import build_constraints
-from bench.build import warmup
+from bench.models.tiny import dominoes, tiny_cover
+from bench.toolchain import warmup
 from bench.kernels.heuristics import compile_order
+from bench.kernels.bitset import bitset_search
 from bench.kernels.sparse_sets import branching_list, build_sets, dlx_search
 
 PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_ex", "sample", "seed", "sprod", "est"])
@@ -29,37 +33,50 @@ prefix (``force_opt``, ``force_ex_ptr``, ``force_ex``); with ``sample`` set each
 ``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.kernels.sparse_sets.dlx_search`), the
 kernel seeding its generator with ``seed`` first unless it is negative."""
 
-def max_depth(cover) -> int:
-    """An upper bound on the number of options in a cover (the search's stacks are sized by it).
-
-    A cover covers item i at most ``hi[i]`` times and each option covers
-    at least one item, so the options number at most the sum of the bounds;
-    any set of items that every option touches bounds them alone: the
-    items that must be covered exactly (``lo == hi > 0``), the cells, the
-    pieces (27 cubes in a 60x60x60 box: 27 levels, not 216,000).
-    """
-    if not cover.n_options:
-        return 0
-    items = np.arange(cover.n_items)
-    exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
-    bound = int(cover.item_hi.sum())
-    for subset in (exact, items < cover.n_cells, items >= cover.n_cells):
-        if subset.any() and np.logical_or.reduceat(subset[cover.opt_items], cover.opt_ptr[:-1]).all():
-            bound = min(bound, int(cover.item_hi[subset].sum()))
-    return int(min(cover.n_options, bound))
-
-
-def piece_count(cover) -> int:
-    """Pieces to place: the total multiplicity of the shape items (the depth bound otherwise)."""
-    if cover.puzzle is not None:
-        return int(cover.item_hi[cover.n_cells:].sum())
-    return max_depth(cover)
-
-
-
 MONITOR: ContextVar = ContextVar("MONITOR", default=None)
 """Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
 counters (``state[S_NODES]``, ``state[S_COVERS]``) without the engines passing it along."""
+
+
+def search_specialization(constraints_active: bool) -> str:
+    """The sparse-set DLX specialization of a search with (or without) in-search triggers and filters."""
+    return "sets+constraints" if constraints_active else "sets"
+
+
+class CompiledEngine(Engine):
+    """An engine whose kernels compile: :meth:`warm_up` and :meth:`prefetch` name their specializations.
+
+    Subclasses list the specializations of a plain search in ``PLAIN`` and
+    say which a solve runs in :meth:`specializations`
+    (:mod:`bench.toolchain.warmup`).
+    """
+
+    PLAIN: frozenset[str] = frozenset()
+
+    def specializations(self, cover, settings: Settings) -> set[str]:
+        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs."""
+        raise NotImplementedError
+
+    def _predicted(self, cover, settings: Settings | None) -> set[str]:
+        # settings the engine refuses warm nothing: the solve itself says why
+        if cover is None:
+            return set(self.PLAIN)
+        try:
+            resolved = self.resolve(cover, settings or Settings())
+        except BenchError:
+            return set()
+        return set(self.specializations(cover, resolved))
+
+    def warm_up(self, cover=None, settings: Settings | None = None) -> float:
+        """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.
+
+        Without a cover, those of a plain search (``PLAIN``).
+        """
+        return warmup.ensure(self._predicted(cover, settings))
+
+    def prefetch(self, cover=None, settings: Settings | None = None) -> None:
+        """Start compiling, in a forked child, what :meth:`warm_up` would compile (on a cold cache)."""
+        warmup.prefetch(self._predicted(cover, settings))
 
 
 class Search:
@@ -92,8 +109,8 @@ class Search:
         self.limits = limits
         self.on_solutions = on_solutions
         self.on_trace = on_trace
-        self.n_pieces = piece_count(cover)
-        depth = max(max_depth(cover), 1)
+        self.n_pieces = cover.piece_count
+        depth = max(cover.max_depth, 1)
         self.order = compile_order(settings.order, cover, self.n_pieces)
         self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(cover)
         self.llink, self.rlink = branching_list(cover)
@@ -138,8 +155,8 @@ class Search:
             warmup.ensure([self.specialization()])
 
     def specialization(self) -> str:
-        """The kernel specialization this search runs (see :mod:`bench.build.warmup`)."""
-        return warmup.search_specialization(self.constraints.active)
+        """The kernel specialization this search runs (see :mod:`bench.toolchain.warmup`)."""
+        return search_specialization(self.constraints.active)
 
     def set_prefix(self, prefix: tuple) -> None:
         """Replay ``prefix`` (see :attr:`Settings.prefix`) from now on; only between searches (at the root)."""
@@ -309,7 +326,7 @@ class Search:
         the goal (pieces left), for this search's heuristics and constraints.
         """
         # the seed goes with the kernel's next call (see _slice): the generator seeded is the one the kernel draws
-        # from, whichever library (bench.build.aot, each with a generator of its own) or numba runs it
+        # from, whichever library (bench.toolchain.aot, each with a generator of its own) or numba runs it
         self.path_args = self.path_args._replace(sample=True, seed=seed)
         rows = np.zeros((trials, 3), dtype=np.float64)
         try:
@@ -343,3 +360,84 @@ class Search:
             "updates_by_remaining": self.updates_by.tolist(),
             **self.constraints.stats(),
         }
+
+
+def suits(settings: Settings) -> bool:
+    """True when a search under ``settings`` is one the bitset kernel runs (see :mod:`bench.kernels.bitset`)."""
+    return constraint_variant(settings) == "" and not settings.trace and settings.first_item is None
+
+
+CACHE_LINE = 64
+
+
+def cache_aligned_zeros(shape: tuple[int, int]) -> np.ndarray:
+    """A zeroed C-ordered ``uint64`` array whose data starts on a cache line.
+
+    The kernel reads and writes whole rows of option bits; NumPy's
+    allocations start on 16 bytes only, and a row that straddles one more
+    cache line than it needs made the 10x6 search up to 12 % slower, by
+    where the arrays happened to land.
+    """
+    n = int(np.prod(shape))
+    raw = np.zeros(n + CACHE_LINE // 8, dtype=np.uint64)
+    skip = (-raw.ctypes.data % CACHE_LINE) // 8
+    return raw[skip:skip + n].reshape(shape)
+
+
+class BitsetSearch(Search):
+    """A :class:`Search` run by :func:`~bench.kernels.bitset.bitset_search`, for settings that :func:`suits`.
+
+    No hand-off and no sampling: FILA's pipeline and the splitter drive the
+    sparse-set :class:`Search`.
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        cover = self.cover
+        n_opt = cover.n_options
+        n_words = max((n_opt + 63) // 64, 1)
+        opt = np.repeat(np.arange(n_opt, dtype=np.int64), np.diff(cover.opt_ptr))
+        item_bits = cache_aligned_zeros((cover.n_items, n_words))
+        np.bitwise_or.at(item_bits, (cover.opt_items.astype(np.int64), opt >> 6),
+                         np.left_shift(np.uint64(1), (opt & 63).astype(np.uint64)))
+        sizes = np.diff(cover.opt_ptr)
+        # the distinct sizes, without np.unique (its first call imports numpy.ma, see FilaRun)
+        classes = np.flatnonzero(np.bincount(sizes))
+        class_bits = cache_aligned_zeros((len(classes), n_words))
+        for k, s in enumerate(classes):
+            members = np.flatnonzero(sizes == s)
+            np.bitwise_or.at(class_bits[k], members >> 6, np.left_shift(np.uint64(1), (members & 63).astype(np.uint64)))
+        self.item_bits = item_bits
+        self.class_bits = class_bits
+        self.class_w = (classes - 1).astype(np.int64)
+        depth = len(self.branch)
+        self.live = cache_aligned_zeros((depth + 1, n_words))
+        self.live[0] = np.bitwise_or.reduce(item_bits, axis=0) if cover.n_items else 0
+        self.after_branch = cache_aligned_zeros((depth, n_words))
+        self.cand = cache_aligned_zeros((depth, n_words))
+        self.pend = np.zeros(depth, dtype=np.int64)
+        self.items64 = cover.opt_items.astype(np.int64)
+        self.ptr64 = cover.opt_ptr.astype(np.int64)
+
+    def specialization(self) -> str:
+        """This kernel's one specialization (see :mod:`bench.toolchain.warmup`)."""
+        return "bits"
+
+    def _slice(self, budget: int) -> int:
+        sym = self.cover.symmetry
+        return bitset_search(
+            self.item_bits, self.ptr64, self.items64, self.class_bits, self.class_w, self.count, self.lo, self.hi,
+            self.llink, self.rlink,
+            self.live, self.after_branch, self.cand, self.branch, self.mode, self.pend, self.chosen,
+            self.state, self.attempts, self.fits, self.updates_by,
+            self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
+            sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
+            self.sol_buf, self.sol_len, self.sol_weight, self.stream,
+            self.limits.max_solutions or 0, budget, self.settings.goal,
+            self.path_args.base, self.path_args.force_opt, self.path_args.force_ex_ptr, self.path_args.force_ex)
+
+
+# the tiny searches that compile (or load) the DLX kernels' specializations (bench.toolchain.warmup)
+warmup.register("sets", lambda: Search(tiny_cover(), Settings(), Limits()).run(), 6.9)
+warmup.register("sets+constraints", lambda: Search(dominoes(2), Settings(**ALL_CONSTRAINTS), Limits()).run(), 16.8)
+warmup.register("bits", lambda: BitsetSearch(tiny_cover(), Settings(), Limits()).run(), 4.7)

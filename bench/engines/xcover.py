@@ -26,6 +26,7 @@ def warm_up() -> float:
     """Compile (or load from numba's cache) xcover's kernel once per process."""
     global _compile_seconds
     if _compile_seconds is None:
+        # lazy: xcover imports numba; only an xcover solve pays it
         from xcover import algorithm_c
 
         start = time.perf_counter()
@@ -76,6 +77,7 @@ class XcoverEngine(Engine):
         return solve_within_limit(self, self._solve, cover, limits, on_solutions, primary, secondary)
 
     def _solve(self, cover, limits: Limits, on_solutions, primary, secondary) -> Result:
+        # lazy: xcover imports numba; only an xcover solve pays it
         from xcover import algorithm_c
 
         compile_seconds = warm_up()

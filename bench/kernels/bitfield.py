@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.build.registry import lazy, njit
+from bench.toolchain.registry import lazy, njit
 
 MASK64 = (1 << 64) - 1
 
-# one instruction each where compiled; they exist only inside kernels (bench.build.registry binds them in)
+# one instruction each where compiled; they exist only inside kernels (bench.toolchain.registry binds them in)
 _ctz = lazy("bench.kernels.bitfield_overloads", "_ctz")
 _clz = lazy("bench.kernels.bitfield_overloads", "_clz")
 _popcount = lazy("bench.kernels.bitfield_overloads", "_popcount")

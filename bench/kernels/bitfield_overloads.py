@@ -1,7 +1,7 @@
 """numba's side of :mod:`bench.kernels.bitfield`: the vocabulary's overloads for both word types, and the intrinsics.
 
 Imported when numba first compiles a kernel (through the placeholders
-:mod:`bench.kernels.bitfield` names, which :func:`bench.build.registry.materialize`
+:mod:`bench.kernels.bitfield` names, which :func:`bench.toolchain.registry.materialize`
 resolves), never by a run whose kernels all come from an ahead-of-time
 library.
 """
@@ -13,7 +13,7 @@ from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 from bench.kernels.bitfield import (_portable_pext, count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes,
                                    is_empty, load, lowest, merge, store, test, with_bit)
 
@@ -48,6 +48,7 @@ _popcount = _bit_count("_popcount", "Number of set bits of a uint64.", lambda bu
 
 def _fast_pext() -> bool:
     """True when the host has BMI2's PEXT and runs it in a few cycles (not AMD before Zen 3, where it is microcode)."""
+    # lazy: llvmlite loads with numba, when a kernel is compiled
     import llvmlite.binding as llvm
 
     features = llvm.get_host_cpu_features()

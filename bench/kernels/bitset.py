@@ -23,7 +23,7 @@ items' sets, and one dropped by a tweak out of all of them.
 
 **Scope.**  Searches without constraints at search nodes, trace, forced
 first item, sampling or hand-off; a split's sub-problems (a prefix) qualify.  The engine picks this
-kernel whenever a search qualifies (:func:`suits`) and the sparse-set kernel
+kernel whenever a search qualifies (:func:`bench.engines.search.suits`) and the sparse-set kernel
 otherwise.
 """
 
@@ -31,13 +31,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 from bench.kernels.bitfield import _clz, _ctz, _popcount
-from bench.engines.protocol import Settings
-from bench.engines.variants import constraint_variant
 from bench.kernels.codes import (BACKUP, DONE, FORWARD, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE, S_UPDATES, TRY,
                                 record_cover)
-from bench.engines.search import Search
 from bench.kernels.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 
 
@@ -322,78 +319,3 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
     state[S_LEVEL] = level
     state[S_PHASE] = phase
     return status
-
-
-def suits(settings: Settings) -> bool:
-    """True when a search under ``settings`` is one this kernel runs (see the module docstring)."""
-    return constraint_variant(settings) == "" and not settings.trace and settings.first_item is None
-
-
-CACHE_LINE = 64
-
-
-def cache_aligned_zeros(shape: tuple[int, int]) -> np.ndarray:
-    """A zeroed C-ordered ``uint64`` array whose data starts on a cache line.
-
-    The kernel reads and writes whole rows of option bits; NumPy's
-    allocations start on 16 bytes only, and a row that straddles one more
-    cache line than it needs made the 10x6 search up to 12 % slower, by
-    where the arrays happened to land.
-    """
-    n = int(np.prod(shape))
-    raw = np.zeros(n + CACHE_LINE // 8, dtype=np.uint64)
-    skip = (-raw.ctypes.data % CACHE_LINE) // 8
-    return raw[skip:skip + n].reshape(shape)
-
-
-class BitsetSearch(Search):
-    """A :class:`~bench.engines.search.Search` run by :func:`bitset_search`, for settings that :func:`suits`.
-
-    No hand-off and no sampling: FILA's pipeline and the splitter drive the
-    sparse-set :class:`~bench.engines.search.Search`.
-    """
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        cover = self.cover
-        n_opt = cover.n_options
-        n_words = max((n_opt + 63) // 64, 1)
-        opt = np.repeat(np.arange(n_opt, dtype=np.int64), np.diff(cover.opt_ptr))
-        item_bits = cache_aligned_zeros((cover.n_items, n_words))
-        np.bitwise_or.at(item_bits, (cover.opt_items.astype(np.int64), opt >> 6),
-                         np.left_shift(np.uint64(1), (opt & 63).astype(np.uint64)))
-        sizes = np.diff(cover.opt_ptr)
-        # the distinct sizes, without np.unique (its first call imports numpy.ma, see FilaRun)
-        classes = np.flatnonzero(np.bincount(sizes))
-        class_bits = cache_aligned_zeros((len(classes), n_words))
-        for k, s in enumerate(classes):
-            members = np.flatnonzero(sizes == s)
-            np.bitwise_or.at(class_bits[k], members >> 6, np.left_shift(np.uint64(1), (members & 63).astype(np.uint64)))
-        self.item_bits = item_bits
-        self.class_bits = class_bits
-        self.class_w = (classes - 1).astype(np.int64)
-        depth = len(self.branch)
-        self.live = cache_aligned_zeros((depth + 1, n_words))
-        self.live[0] = np.bitwise_or.reduce(item_bits, axis=0) if cover.n_items else 0
-        self.after_branch = cache_aligned_zeros((depth, n_words))
-        self.cand = cache_aligned_zeros((depth, n_words))
-        self.pend = np.zeros(depth, dtype=np.int64)
-        self.items64 = cover.opt_items.astype(np.int64)
-        self.ptr64 = cover.opt_ptr.astype(np.int64)
-
-    def specialization(self) -> str:
-        """This kernel's one specialization (see :mod:`bench.build.warmup`)."""
-        return "bits"
-
-    def _slice(self, budget: int) -> int:
-        sym = self.cover.symmetry
-        return bitset_search(
-            self.item_bits, self.ptr64, self.items64, self.class_bits, self.class_w, self.count, self.lo, self.hi,
-            self.llink, self.rlink,
-            self.live, self.after_branch, self.cand, self.branch, self.mode, self.pend, self.chosen,
-            self.state, self.attempts, self.fits, self.updates_by,
-            self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
-            sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
-            self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-            self.limits.max_solutions or 0, budget, self.settings.goal,
-            self.path_args.base, self.path_args.force_opt, self.path_args.force_ex_ptr, self.path_args.force_ex)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 
 
 @njit(cache=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 from bench.kernels.canonical import classify_cover
 
 # kernel return codes

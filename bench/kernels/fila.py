@@ -22,7 +22,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 from bench.kernels.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
                                    load, lowest, merge, store, test, with_bit)
 from bench.kernels.codes import DONE, PAUSED, S_NODES, S_PROBES, TRACE, record_cover

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bench.build.registry import njit
-from bench.models.filters import cell_neighbours
+from bench.toolchain.registry import njit
 from bench.kernels.bitfield import gather_rows
 from bench.kernels.fila import ESTIMATE, FIRST, ORDER, SIZE
 from bench.kernels.heuristics import compile_order, scan_axes, schedule
@@ -407,7 +406,7 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
             ordered.append(True)
         fam[p] = family_of_row[row]
         kind[p] = FIRST if name == "f" and scan_axes(active[p]) == axes else ORDER
-    nb_ptr, nb = cell_neighbours(cover.puzzle)
+    nb_ptr, nb = cover.puzzle.cell_neighbours
     puzzle = cover.puzzle
     box_of = puzzle.open_grid(axes)
     return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, box_of,

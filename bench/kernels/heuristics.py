@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.errors import UsageError
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 
 MIN_FIT = 0
 FIXED_ORDER = 1

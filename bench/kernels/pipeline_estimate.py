@@ -31,12 +31,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from bench.build.registry import njit
-
-from bench.models.filters import cell_neighbours
+from bench.toolchain import warmup
+from bench.toolchain.registry import njit
 from bench.kernels.bitfield import _ctz, _popcount
 from bench.kernels.heuristics import ESTIMATE as DLX_ESTIMATE, FIXED_ORDER, MIN_FIT, compile_order
-from bench.engines.search import piece_count
 
 # heuristic kinds per number of pieces left, as the FILA kernel numbers them, from the compiled schedule's
 FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
@@ -283,8 +281,6 @@ def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts
 
 def warm_up() -> float:
     """Make the sampler ready once per process (its library, else numba's); returns the seconds it took."""
-    from bench.build import warmup
-
     return warmup.ensure(["sampler"])
 
 
@@ -336,7 +332,7 @@ class PipelineArrays:
         n_cells = cover.n_cells
         if n_cells > MAX_CELLS:
             raise ValueError(f"the pipeline estimate takes at most {MAX_CELLS} cells, not {n_cells}")
-        n = piece_count(cover)
+        n = cover.piece_count
         compiled = compile_order(order, cover, n)
         kind = np.array([KINDS[int(k)] for k in compiled.kind], dtype=np.int64)
         fixed = [p for p in range(min(handoff, n) + 1) if compiled.kind[p] == FIXED_ORDER]
@@ -364,7 +360,7 @@ class PipelineArrays:
         np.cumsum(np.bincount(anchor, minlength=n_cells), out=anchor_ptr[1:])
         cell_ptr = np.zeros(n_cells + 1, dtype=np.int64)
         np.cumsum(np.bincount(opt_cells, minlength=n_cells), out=cell_ptr[1:])
-        nb_ptr, nb = cell_neighbours(cover.puzzle)
+        nb_ptr, nb = cover.puzzle.cell_neighbours
         nbr = np.zeros((n_cells, 2), dtype=np.uint64)
         word, one = _bits(bit[nb])
         np.bitwise_or.at(nbr, (bit[np.repeat(np.arange(n_cells), np.diff(nb_ptr))], word), one)
@@ -386,3 +382,6 @@ class PipelineArrays:
                         self.kind, self.handoff, np.ascontiguousarray(dead[:, self.renumber]),
                         trials, seed, depth, out)
         return out
+
+
+warmup.register("sampler", tiny_sample, 3.2)

@@ -6,7 +6,7 @@ volume trigger and in-search filter (:mod:`bench.kernels.constraints`).
 
 from __future__ import annotations
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 
 
 @njit(cache=True)

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.build.registry import njit
+from bench.toolchain.registry import njit
 from bench.kernels.codes import (BACKUP, DONE, FORWARD, HANDOFF, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE,
                                 S_TRACE_KIND, S_UPDATES, TRACE, TRY, record_cover)
 from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,

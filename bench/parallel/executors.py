@@ -143,6 +143,7 @@ def _noop(x):
 def connect(address: str):
     """A Dask client for ``address`` (``tcp://HOST:PORT``); a clear error when it cannot be reached."""
     try:
+        # lazy: Dask loads only for --cluster
         from distributed import Client
     except ImportError:
         raise UsageError("--cluster needs Dask: pip install 'bench[cluster]' (dask[distributed])") from None
@@ -175,6 +176,7 @@ class ClusterQueue:
     """
 
     def __init__(self, client, payload, key: str):
+        # lazy: Dask loads only for --cluster
         from distributed import as_completed
 
         self.client = client
@@ -209,6 +211,7 @@ class ClusterQueue:
 @contextmanager
 def loopback_cluster(workers: int, cwd=None):
     """A Dask scheduler and ``workers`` one-thread workers on 127.0.0.1, for tests and benchmarks; yields the address."""
+    # lazy: Dask loads only for --cluster
     from distributed import Client
 
     with socket.socket() as probe:

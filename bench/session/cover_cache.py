@@ -46,7 +46,8 @@ from bench.errors import BenchError
 from bench.system.files import write_atomic
 from bench.models.cover import Cover, CoverSymmetry
 from bench.models.symmetry import Redundancy
-from bench.build.sources import ROOT, package_sources
+from bench.toolchain.sources import ROOT, package_sources
+import platformdirs
 
 FORMAT = 1
 """Version of the entry layout, part of every key."""
@@ -70,8 +71,6 @@ def disabled() -> bool:
 
 def directory() -> Path:
     """Where the entries live: ``covers/`` in the user's cache directory."""
-    import platformdirs
-
     return platformdirs.user_cache_path(DISTRIBUTION) / "covers"
 
 

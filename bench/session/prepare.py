@@ -20,6 +20,8 @@ from bench.engines.protocol import Engine, Filtered, Settings
 from bench.errors import UsageError
 from bench.models.cover import Cover
 from bench.models.resources import DEFAULT_MAX_MEMORY, check_memory
+from bench.models.diagnose import unsolvable_reasons
+from bench.models.filters import apply_one_shot
 
 
 @dataclass(frozen=True)
@@ -101,7 +103,6 @@ class Prepared:
         """
         if self.known_reasons is not None:
             return list(self.known_reasons)
-        from bench.models.diagnose import unsolvable_reasons
 
         return unsolvable_reasons(self.cover)
 
@@ -172,16 +173,11 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
             options_before = cover.n_options
             counters = {}
             if request.volume or request.parity or request.fit_rounds is not None:
-                # the filters' kernels import numba: only when a filter is asked for
-                from bench.models.filters import apply_one_shot
-
                 start = time.perf_counter()
                 cover, counters = apply_one_shot(cover, request.volume, request.fit_rounds, request.parity)
                 timings["filter"] = time.perf_counter() - start
         reasons = None
         if key is not None:
-            from bench.models.diagnose import unsolvable_reasons
-
             # the images the proof needs are there now, not after a hit
             reasons = tuple(unsolvable_reasons(cover))
             state = cover_cache.store(key, asked, request, cover, options_before, counters, reasons)

@@ -194,7 +194,7 @@ def exclusive_lock(path: str | Path):
     lock: the writes inside say what is wrong, or the cache goes without.
     """
     try:
-        import fcntl
+        import fcntl  # here: a platform without it (Windows) runs the block unlocked
     except ImportError:
         yield
         return

@@ -4,14 +4,14 @@ numba's JIT cache spares a run the compiling, not the start: importing
 numba (0.17 s on a fast machine, 0.45 s on a slow one) and loading the
 cached machine code through it (0.1 s) come before every search, and both
 runs of a two-core comparison pay them.  So the kernels a specialization of
-:mod:`bench.build.warmup` runs are also built, with numba's ``pycc``, into a
+:mod:`bench.toolchain.warmup` runs are also built, with numba's ``pycc``, into a
 CPython extension module of their own (``bench_aot_fila1`` and so on), kept in
 the kernel cache; a run imports that module (under a millisecond) and its
-kernels (:class:`bench.build.registry.Kernel`) call its functions.
+kernels (:class:`bench.toolchain.registry.Kernel`) call its functions.
 
 **Signatures.**  An extension module has one fixed signature per function
 and does not check what it is given, so each library's functions are
-declared in :mod:`bench.build.signatures`, as the text :func:`describe`
+declared in :mod:`bench.toolchain.signatures`, as the text :func:`describe`
 gives for the arguments the specialization's tiny search passes (checked
 against numba's own typing by the tests), and a kernel calls a library
 function only with arguments that match its declaration exactly
@@ -26,7 +26,7 @@ is read without importing numba.
 
 **Building.**  The first run that needs a specialization builds it (the
 compile notice says so), a forked child building another one meanwhile
-where there are two cores, as :mod:`bench.build.warmup` shares out cold
+where there are two cores, as :mod:`bench.toolchain.warmup` shares out cold
 work.  The build compiles the same numba IR as the JIT (so the searches and
 every counter are the same), for the host's processor and features, plus
 numba's C helpers; it needs a C compiler and Python's headers.  Where it
@@ -53,9 +53,15 @@ from typing import Callable
 
 import numpy as np
 
-from bench.build import registry as _kernels
+from bench.toolchain import registry as _kernels
 from bench.system.files import exclusive_lock
-from bench.build.signatures import LIBRARIES
+from bench.toolchain.signatures import LIBRARIES
+import platform
+from bench.toolchain.sources import kernel_digest
+import platformdirs
+from bench.about import DISTRIBUTION
+import shutil
+import tempfile
 
 __all__ = ["LIBRARIES", "build", "buildable", "built", "candidates", "describe", "directory", "failed", "load",
            "loaded", "matcher", "module_name", "numba_type", "obtainable", "prepare", "record"]
@@ -210,6 +216,7 @@ def matcher(descriptions: tuple[str, ...]) -> Callable[[tuple], bool]:
 
 def numba_type(description: str):
     """numba's type for a description (imports numba: for building and for the tests)."""
+    # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
     from numba.core import types
     from numba.np.numpy_support import from_dtype
 
@@ -256,8 +263,6 @@ def _processor() -> bytes:
     try:
         text = Path("/proc/cpuinfo").read_text(errors="replace")
     except OSError:
-        import platform
-
         return f"{platform.machine()} {platform.processor()}".encode()
     first = text.split("\n\n", 1)[0]
     keep = [line for line in first.splitlines() if line.split(":")[0].strip() in ("vendor_id", "cpu family", "model",
@@ -269,8 +274,6 @@ def _processor() -> bytes:
 @lru_cache(maxsize=None)
 def key() -> str:
     """The libraries' key (see the module docstring): what the code in them was built from and for."""
-    from bench.build.sources import kernel_digest
-
     digest = hashlib.sha256()
     here = Path(__file__).resolve().parent
     for part in (kernel_digest(), (here / "aot.py").read_bytes(), (here / "signatures.py").read_bytes(),
@@ -290,9 +293,7 @@ def directory() -> Path:
     in_tree = Path(__file__).resolve().parent / "__pycache__"
     if os.access(in_tree if in_tree.is_dir() else in_tree.parent, os.W_OK):
         return in_tree / "bench-aot" / key()
-    import platformdirs
 
-    from bench.about import DISTRIBUTION
 
     return platformdirs.user_cache_path(DISTRIBUTION) / "aot" / key()
 
@@ -382,7 +383,6 @@ def buildable() -> str | None:
     include = sysconfig.get_paths().get("include")
     if not include or not Path(include, "Python.h").is_file():
         return "Python's headers (Python.h) are not installed"
-    import shutil
 
     compiler = os.environ.get("CC", sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
@@ -417,6 +417,7 @@ def _host_features():
     pycc compiles for a processor name and its default features; a virtual
     machine may hide some of them, so the flags are the host's own.
     """
+    # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
     from numba.core.codegen import AOTCPUCodegen
 
     original = AOTCPUCodegen._customize_tm_features
@@ -433,9 +434,6 @@ def build(spec: str) -> Path:
     Raises ``RuntimeError`` with the reason when it cannot be built; the
     reason is kept beside the libraries, so later runs do not try again.
     """
-    import shutil
-    import tempfile
-
     folder = directory()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -487,13 +485,14 @@ def build(spec: str) -> Path:
 def prepare():
     """Import numba and its ``pycc`` and make the package's kernels numba's; returns pycc's ``CC`` class.
 
-    What every build does first, and :mod:`bench.build.warmup` before it
+    What every build does first, and :mod:`bench.toolchain.warmup` before it
     forks a child to build, for the child to inherit.
     """
     _kernels.materialize()
     with warnings.catch_warnings():
         # pycc is "pending deprecation" with no replacement yet; where a numba drops it, buildable() says so
         warnings.simplefilter("ignore")
+        # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
         from numba.pycc import CC
     return CC
 
@@ -515,8 +514,6 @@ def _helpers(cc, compile_helpers, build_dir: str) -> list[str]:
     that builds four libraries compiles them once, and a rebuild after an
     edit of the kernels not at all.
     """
-    import shutil
-
     cc._mixin_sources = [name for name in cc._mixin_sources if Path(name).stem not in UNUSED_HELPERS]
     digest = hashlib.sha256()
     for part in (_file_bytes("numba", "_version.py"), sys.version.encode(), repr(cc._get_mixin_defines()).encode(),
@@ -552,8 +549,6 @@ def _prune(current: Path) -> None:
     Every edit of a kernel's sources, and every new numba, makes a new key;
     libraries of older ones would pile up (1 to 3 MB a key).
     """
-    import shutil
-
     try:
         others = [p for p in current.parent.iterdir() if p.is_dir() and p != current and
                   not p.name.startswith("helpers-")]
@@ -562,59 +557,3 @@ def _prune(current: Path) -> None:
         return
     for old in others[KEPT_KEYS:]:
         shutil.rmtree(old, ignore_errors=True)
-
-
-# -- the signatures ----------------------------------------------------------------------------
-
-
-def record(specs=None) -> dict[str, tuple]:
-    """Run each specialization's tiny search (numba's JIT) and keep the signatures of its kernels' calls, in order.
-
-    What :mod:`bench.build.signatures` holds; ``specs`` defaults to every
-    specialization of :mod:`bench.build.warmup`.
-    """
-    from bench.build import warmup
-
-    out = {}
-    for spec in specs or warmup.SPECIALIZATIONS:
-        with _kernels.recording() as seen:
-            warmup.SPECIALIZATIONS[spec]()
-        entries = []
-        for name, args in seen.calls:
-            entry = (name, tuple(describe(a) for a in args))
-            if entry not in entries:
-                entries.append(entry)
-        out[spec] = tuple(entries)
-    return out
-
-
-def signatures_module(libraries: dict[str, tuple]) -> str:
-    """The text of :mod:`bench.build.signatures` for ``libraries``."""
-    path = Path(__file__).resolve().parent / "signatures.py"
-    head = path.read_text().split("LIBRARIES", 1)[0]
-    lines = [head + "LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {"]
-    for spec, entries in libraries.items():
-        lines.append(f"    {spec!r}: (")
-        for name, descriptions in entries:
-            lines.append(f"        ({name!r}, (")
-            lines.extend(f"            {d!r}," for d in descriptions)
-            lines.append("        )),")
-        lines.append("    ),")
-    lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m bench.build.aot --signatures``: print :mod:`bench.build.signatures` afresh (numba's JIT)."""
-    import argparse
-
-    parser = argparse.ArgumentParser(prog="python -m bench.build.aot", description=main.__doc__)
-    parser.add_argument("--signatures", action="store_true", required=True)
-    parser.parse_args(argv)
-    os.environ["BENCH_AOT"] = "0"
-    sys.stdout.write(signatures_module(record()))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

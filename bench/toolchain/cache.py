@@ -10,7 +10,7 @@ function of this package is cached under a key that also covers the
 contents of every module defining compiled code and of the package modules
 those import.
 
-Importing this module installs the locators; :func:`bench.build.registry.materialize`
+Importing this module installs the locators; :func:`bench.toolchain.registry.materialize`
 imports it before it makes the first dispatcher (through
 :data:`numba_njit`), so the locators are in place before any kernel is
 compiled or loaded, and only a process that JIT-compiles or loads a kernel
@@ -41,7 +41,7 @@ a compiled function by reading its cache index, picking a data file name
 the index does not use, writing the index and then the data file, with no
 lock.  Two processes compiling two specializations of one kernel at once
 (two ``bench`` commands on a new install, split workers meeting the same
-unforeseen specialization, the parallel warm-up of :mod:`bench.build.warmup`)
+unforeseen specialization, the parallel warm-up of :mod:`bench.toolchain.warmup`)
 could both pick ``.1``: the index would then name, for one signature, the
 other's machine code, and a later run would call it with the wrong types.
 A reader could also meet the index before the data file it names.
@@ -74,7 +74,11 @@ from numba.core.compiler_lock import global_compiler_lock
 from numba.core.runtime import nrtdynmod, rtsys
 
 from bench.about import DISTRIBUTION
-from bench.build.sources import ROOT, kernel_digest
+from bench.toolchain.sources import ROOT, kernel_digest
+from bench.system.files import exclusive_lock
+import platformdirs
+from bench.errors import BenchError
+from bench.system.files import write_atomic
 
 __all__ = ["initialize_runtime", "install", "is_cached", "numba_njit", "runtime_directory", "save_entry"]
 
@@ -163,8 +167,6 @@ def save_entry(cache_file, key, data) -> None:
     written before the index names it, so a reader never meets an entry
     without its data.
     """
-    from bench.system.files import exclusive_lock
-
     # a folder we cannot create the lock in: the save itself says why, or numba's guard takes it
     with exclusive_lock(os.path.join(cache_file._cache_path, SAVE_LOCK)):
         overloads = cache_file._load_index()
@@ -214,7 +216,6 @@ def runtime_directory() -> Path:
     """Where the runtime's machine code is kept: ``NUMBA_CACHE_DIR`` when set, else the user's cache directory."""
     if config.CACHE_DIR:
         return Path(config.CACHE_DIR) / "bench-runtime"
-    import platformdirs
 
     return platformdirs.user_cache_path(DISTRIBUTION) / "numba-runtime"
 
@@ -247,9 +248,6 @@ def _read_runtime(path: Path):
 
 def _write_runtime(path: Path, state) -> None:
     """Store the serialized runtime library ``state``; a cache that cannot be written is left unwritten."""
-    from bench.errors import BenchError
-    from bench.system.files import write_atomic
-
     name, _, (object_code, bitcode) = state
     payload = object_code + bitcode
     head = f"{hashlib.sha256(payload).hexdigest()} {name} {len(object_code)}\n".encode()
@@ -271,6 +269,7 @@ def initialize_runtime(target_context) -> None:
     if not _CACHES_RUNTIME:
         rtsys.initialize(target_context)
         return
+    # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
     from numba.core.runtime import _nrt_python as _nrt
     from llvmlite import binding as ll
 

@@ -4,14 +4,14 @@ Every compiled function of the package is decorated with the :func:`njit`
 here, which records the function and numba's options and returns a
 :class:`Kernel`.  Calling a kernel runs, in this order:
 
-1. a function of an ahead-of-time library (:mod:`bench.build.aot`) whose
+1. a function of an ahead-of-time library (:mod:`bench.toolchain.aot`) whose
    signature the arguments match exactly: no numba, no compiling, nothing
    but an extension module import; a library declared for such arguments
-   and not loaded yet is loaded, or built first, on that first call
-   (:func:`bench.build.warmup.ensure`);
+   and not loaded yet is loaded, or built first, on that first call, by
+   the provider :mod:`bench.toolchain.warmup` installs (:func:`provide_with`);
 2. otherwise numba's dispatcher, made on the first such call
    (:meth:`Kernel.dispatcher`), JIT-compiled or loaded from numba's cache
-   as before (:mod:`bench.build.cache`).
+   as before (:mod:`bench.toolchain.cache`).
 
 So ``import bench.engines.fila`` costs no numba import (0.17 s of every
 run on a fast machine, 0.45 s on a slow one), and a run whose kernels all
@@ -34,13 +34,15 @@ import sys
 import threading
 from typing import Callable
 
-__all__ = ["Kernel", "Lazy", "kernels", "lazy", "materialize", "njit", "recording"]
+__all__ = ["Kernel", "Lazy", "kernels", "lazy", "materialize", "njit", "provide_with", "recording"]
 
 _lock = threading.RLock()
 _materialized = False
 _kernels: dict[str, "Kernel"] = {}
 _lazies: list["Lazy"] = []
 _recorder: list | None = None
+_provider = None
+"""What finds and readies the ahead-of-time libraries (:func:`provide_with`); None: numba runs every kernel."""
 
 
 class Kernel:
@@ -87,19 +89,17 @@ class Kernel:
         return self.dispatcher
 
     def _provide(self, args: tuple):
-        """A library's function for ``args``, made ready (loaded, or built first: :func:`bench.build.warmup.ensure`)."""
-        from bench.build import aot, warmup
-
+        """A library's function for ``args``, made ready by the provider (:func:`provide_with`), if there is one."""
+        if _provider is None:
+            return None
         with _lock:
             if self._wanted is None:
-                self._wanted = aot.candidates(self.name)
+                self._wanted = _provider.candidates(self.name)
             wanted = [library for library, accepts in self._wanted if accepts(args)]
             # each looked at once: a library that cannot be had leaves these arguments to numba for good
             self._wanted = [entry for entry in self._wanted if entry[0] not in wanted]
-        usable = [library for library in wanted if aot.obtainable(library)]
-        if not usable:
+        if not _provider.ready(wanted):
             return None
-        warmup.ensure(usable[:1])
         for accepts, function in self._compiled:
             if accepts(args):
                 return function
@@ -117,7 +117,8 @@ class Kernel:
         if self._dispatcher is None:
             with _lock:
                 if self._dispatcher is None:
-                    from bench.build.cache import numba_njit
+                    # lazy: this module imports numba; only a compile needs it
+                    from bench.toolchain.cache import numba_njit
 
                     self._dispatcher = numba_njit(**self.options)(self.py_func)
         return self._dispatcher
@@ -126,6 +127,18 @@ class Kernel:
     def targetoptions(self) -> dict:
         """numba's options of the dispatcher (numba's inliner reads ``inline`` here)."""
         return self.dispatcher.targetoptions
+
+
+def provide_with(provider) -> None:
+    """Let ``provider`` find kernels' functions in ahead-of-time libraries (:mod:`bench.toolchain.warmup` does).
+
+    ``provider.candidates(kernel_name)`` lists ``(library, accepts)`` pairs
+    of the libraries declaring the kernel; ``provider.ready(libraries)``
+    loads (or builds) the first it can and says whether it did, the
+    library attaching its functions to the kernels (:meth:`Kernel.attach`).
+    """
+    global _provider
+    _provider = provider
 
 
 def njit(function: Callable | None = None, **options):
@@ -189,9 +202,10 @@ def materialize() -> None:
         return
     with _lock:
         if not _materialized:
+            # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
             from numba.extending import typeof_impl
 
-            import bench.build.cache  # noqa: F401  (the package's cache locators, before any dispatcher exists)
+            import bench.toolchain.cache  # noqa: F401  (the package's cache locators, before any dispatcher exists)
 
             @typeof_impl.register(Kernel)
             def _typeof_kernel(value, context):

@@ -14,8 +14,17 @@ them); a run needs one or two of them:
 ``fila1``, ``fila2``
     the FILA kernel on one-word or two-word bitfields, with the hand-off
     builder.
+``sampler``, ``filters``
+    FILA's pipeline sampler (the automatic configuration) and the one-shot
+    filters.
 
-Each is an ahead-of-time library (:mod:`bench.build.aot`), built by the
+This module knows kernels, not engines: the module that drives a
+specialization's kernels registers it (:func:`register`) with a tiny search
+that passes the same types as a real one (:mod:`bench.engines.search`,
+:mod:`bench.engines.fila`, :mod:`bench.kernels.pipeline_estimate`,
+:mod:`bench.models.filters`).
+
+Each is an ahead-of-time library (:mod:`bench.toolchain.aot`), built by the
 first run that needs it and imported by every later one without numba;
 where no library can be built, numba compiles it (or loads it from its
 cache) through a tiny search that passes the same types as a real one.
@@ -34,7 +43,7 @@ process does the others, then this process loads the child's (a few ms each);
 :func:`prefetch` starts such a child early, for a specialization a run
 will need after its first.  A child that fails only costs the time: its
 specializations are compiled here then.  The kernel cache's locked saves
-(:mod:`bench.build.cache`) keep two processes compiling at once from
+(:mod:`bench.toolchain.cache`) keep two processes compiling at once from
 mixing up their entries.
 """
 
@@ -46,7 +55,11 @@ import time
 from contextlib import contextmanager
 from typing import Callable, Iterable
 
-from bench.build import aot
+from bench.toolchain import aot, registry
+import multiprocessing
+from bench.toolchain.registry import materialize
+import signal
+from bench.system.processes import die_with_parent
 
 _recorded: dict[str, float] = {}
 _spent = 0.0
@@ -57,119 +70,46 @@ _here: list[str] = []
 _batch: set[str] | None = None
 """The specializations prefetched within :func:`prefetching`, else None."""
 
-COLD_COST = {"sets": 6.9, "sets+constraints": 16.8, "bits": 4.7, "fila1": 11.3, "fila2": 12.5, "sampler": 3.2,
-             "filters": 1.9}
-"""CPU seconds of each specialization's library built cold on this project's machine (``results/compile.md``,
-``python -m benchmarks.compile``): only to share them out evenly, so their order is what counts."""
+SPECIALIZATIONS: dict[str, Callable[[], None]] = {}
+"""Every specialization registered so far (:func:`register`), with the tiny search that compiles (or loads) it."""
+COLD_COST: dict[str, float] = {}
+"""CPU seconds of each registered specialization's library built cold on this project's machine
+(``results/compile.md``, ``python -m benchmarks.compile``): only to share them out evenly, so their order counts."""
 
 
-def search_specialization(constraints_active: bool) -> str:
-    """The sparse-set DLX specialization of a search with (or without) in-search triggers and filters."""
-    return "sets+constraints" if constraints_active else "sets"
+def register(name: str, tiny_search: Callable[[], None], cold_cost: float) -> None:
+    """Make specialization ``name`` known: the module whose kernels it compiles registers it when imported.
+
+    ``tiny_search`` runs the kernels with the argument types of every real
+    call (numba's JIT compiles them, or loads them from its cache, where no
+    library can be had); ``cold_cost`` is what building its library costs,
+    for sharing cold builds out between two processes.
+    """
+    SPECIALIZATIONS[name] = tiny_search
+    COLD_COST[name] = cold_cost
 
 
-def fila_specialization(words: int) -> str:
-    """The FILA specialization for bitfields of ``words`` words."""
-    return f"fila{words}"
+def record(specs=None) -> dict[str, tuple]:
+    """Run each specialization's tiny search (numba's JIT) and keep the signatures of its kernels' calls, in order.
 
-
-def constrained(settings) -> bool:
-    """True when ``settings`` turn on a trigger or filter at search nodes (DLX's ``cons``, see :mod:`bench.kernels.constraints`)."""
-    from bench.kernels.constraints import SETTING_SLOTS
-
-    return any(getattr(settings, name) > 0 for name in SETTING_SLOTS)
-
-
-# -- the tiny searches -------------------------------------------------------------------------
-
-
-def _tiny():
-    from bench.models.cover import Cover
-
-    return Cover.from_options([[0, 1], [1, 2], [2], [0]], [1, 1, 1])
-
-
-def _dominoes(x: int):
-    """A cover from a puzzle: dominoes in an x by 2 box (x cells per bitfield word plus the ones beyond)."""
-    from bench.models.cover import Cover
-    from bench.models.definition import parse_text
-    from bench.models.puzzle import Puzzle
-
-    pieces = "".join(f"C:name=d{k}:layout=0 0 0, 1 0 0\n" for k in range(x))
-    return Cover.from_puzzle(Puzzle.from_definition(parse_text(f"D:xDim={x}:yDim=2:zDim=1\n{pieces}~D\n")[0]))
-
-
-_ALL_CONSTRAINTS = dict(parity_backtrack=1, volume_backtrack=1, parity_filter=1, volume_filter=1, fit_filter=1)
-
-
-def _sets(**constraints) -> Callable[[], None]:
-    def run():
-        from bench.engines.protocol import Limits, Settings
-        from bench.engines.search import Search
-
-        Search(_dominoes(2) if constraints else _tiny(), Settings(**constraints), Limits()).run()
-    return run
-
-
-def _bits() -> None:
-    from bench.engines.protocol import Limits, Settings
-    from bench.kernels.bitset import BitsetSearch
-
-    BitsetSearch(_tiny(), Settings(), Limits()).run()
-
-
-FILA_DOMINOES = {"fila1": 4, "fila2": 33}
-"""The dominoes each FILA specialization's tiny search places: 8 open cells fit one bitfield word, 66 need two."""
-
-
-def _fila(x: int) -> Callable[[], None]:
-    def run():
-        # FILA from the root, its hand-off built from the search's first state: no DLX level runs, so this
-        # specialization compiles (or loads) FILA's kernels alone and can be compiled beside ``sets``
-        from bench.engines.protocol import Limits, Settings
-        from bench.engines.fila import MAX_CELLS, MAX_SHAPES, FilaRun, handoff_totals, resolve
-        from bench.kernels.fila_lists import make_plan
-        from bench.engines.search import Search
-
-        # what DLX checks before any hand-off: the open cells must fit the bitfield, the shapes its masks
-        if 2 * x > MAX_CELLS or x > MAX_SHAPES:
-            raise ValueError(f"{x} dominoes: more than a hand-off may hold")
-        cover = _dominoes(x)
-        settings = resolve(cover, Settings(order="e", fila=x - 1))
-        plan = make_plan(cover, settings.order, x, x, settings.nof)
-        search = Search(cover, settings, Limits(max_solutions=1), warm=False)
-        FilaRun(search, plan, handoff_totals()).slice(1 << 20)
-    return run
-
-
-def _sampler() -> None:
-    from bench.kernels.pipeline_estimate import tiny_sample
-
-    tiny_sample()
-
-
-def _filters() -> None:
-    from bench.models.filters import apply_one_shot
-
-    apply_one_shot(_dominoes(2), volume=True, fit_rounds=1, parity=True)
-
-
-SPECIALIZATIONS: dict[str, Callable[[], None]] = {
-    "sets": _sets(),
-    "sets+constraints": _sets(**_ALL_CONSTRAINTS),
-    "bits": _bits,
-    "fila1": _fila(FILA_DOMINOES["fila1"]),
-    "fila2": _fila(FILA_DOMINOES["fila2"]),
-    "sampler": _sampler,
-    "filters": _filters,
-}
-"""Every specialization by name, with the tiny search that compiles (or loads) it: the engines' kernels, FILA's
-pipeline sampler (:mod:`bench.kernels.pipeline_estimate`, the automatic configuration) and the one-shot filters of
-:mod:`bench.models.filters`."""
+    What :mod:`bench.toolchain.signatures` holds; ``specs`` defaults to every
+    registered specialization.
+    """
+    out = {}
+    for spec in specs or SPECIALIZATIONS:
+        with registry.recording() as seen:
+            SPECIALIZATIONS[spec]()
+        entries = []
+        for name, args in seen.calls:
+            entry = (name, tuple(aot.describe(a) for a in args))
+            if entry not in entries:
+                entries.append(entry)
+        out[spec] = tuple(entries)
+    return out
 
 
 def kernels_of(name: str) -> list:
-    """The kernels specialization ``name`` calls from Python (its library's, :mod:`bench.build.signatures`)."""
+    """The kernels specialization ``name`` calls from Python (its library's, :mod:`bench.toolchain.signatures`)."""
     return [aot.kernel(kernel_name) for kernel_name, _ in aot.LIBRARIES[name]]
 
 
@@ -233,6 +173,8 @@ def ensure(names: Iterable[str]) -> float:
 
 def _warm(name: str) -> None:
     """Make specialization ``name`` ready here: its library loaded (built first if need be), else numba's kernels."""
+    if name not in SPECIALIZATIONS:
+        raise KeyError(f"no kernel specialization {name!r} is registered (its module registers it when imported)")
     if aot.load(name):
         return
     if _library_reason(name) is None:
@@ -275,7 +217,7 @@ def prefetch(names: Iterable[str]) -> None:
             if name not in _recorded and name not in _children and name not in _here and _cold(name)]
     if not cold:
         return
-    dearest = max(cold, key=lambda name: COLD_COST.get(name, 5.0))
+    dearest = max(cold, key=lambda name: COLD_COST[name])
     _start_child([dearest])
     if dearest in _children:
         _here.extend(name for name in cold if name != dearest and name not in _here)
@@ -314,7 +256,8 @@ def _cold_names(names: list[str]) -> list[str]:
     cold = [name for name in names if not aot.built(name)]
     jit = [name for name in cold if _library_reason(name) is not None]
     if jit:
-        from bench.build.cache import is_cached
+        # lazy: this module imports numba; only a compile needs it
+        from bench.toolchain.cache import is_cached
 
         cached = {id(k): is_cached(k) for name in jit for k in kernels_of(name)}
         cold = [name for name in cold if name not in jit or not any(cached[id(k)] for k in kernels_of(name))]
@@ -325,11 +268,11 @@ def _share_out(names: list[str]) -> list[str]:
     """The child's share of ``names``: the dearest to this process, then each to the lighter side."""
     mine, theirs = 0.0, 0.0
     child = []
-    for name in sorted(names, key=lambda n: -COLD_COST.get(n, 5.0)):
+    for name in sorted(names, key=lambda n: -COLD_COST[n]):
         if mine <= theirs:
-            mine += COLD_COST.get(name, 5.0)
+            mine += COLD_COST[name]
         else:
-            theirs += COLD_COST.get(name, 5.0)
+            theirs += COLD_COST[name]
             child.append(name)
     return child
 
@@ -343,8 +286,6 @@ def _cores() -> int:
 
 def _start_child(names: list[str]) -> None:
     """Fork a child that compiles ``names`` into the cache (nothing where fork or a second core is missing)."""
-    import multiprocessing
-
     # a daemonic process (a pool's worker) may not have children
     if not names or _cores() < 2 or "fork" not in multiprocessing.get_all_start_methods() or \
             multiprocessing.current_process().daemon:
@@ -375,9 +316,8 @@ def _set_up_compiler(names: list[str]) -> None:
     if any(_library_reason(name) is None for name in names):
         aot.prepare()
     else:
-        from bench.build.registry import materialize
-
         materialize()
+    # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
     from numba.core.registry import cpu_target
 
     cpu_target.typing_context.refresh()
@@ -385,10 +325,6 @@ def _set_up_compiler(names: list[str]) -> None:
 
 
 def _compile_in_child(names: list[str], parent: int) -> None:
-    import signal
-
-    from bench.system.processes import die_with_parent
-
     die_with_parent(parent)
     # the parent's other children are not this one's to wait for, nor its share this one's to compile
     _children.clear()
@@ -425,28 +361,22 @@ def spent() -> float:
     return _spent
 
 
-def for_solve(engine, cover, settings, plain: set[str]) -> float:
-    """Warm what ``engine`` predicts a solve of ``cover`` under ``settings`` runs; returns the seconds.
+class _Libraries:
+    """The kernels' provider of ahead-of-time libraries (:func:`bench.toolchain.registry.provide_with`)."""
 
-    Without a cover, the ``plain`` specializations.  Settings the engine
-    refuses warm nothing: the solve itself says why.
-    """
-    return ensure(_predicted(engine, cover, settings, plain))
+    @staticmethod
+    def candidates(kernel_name: str) -> list:
+        """``(library, accepts)`` of the libraries that declare the kernel."""
+        return aot.candidates(kernel_name)
+
+    @staticmethod
+    def ready(libraries: list[str]) -> bool:
+        """Load (or build) the first of ``libraries`` that can be had here; False when none can."""
+        usable = [library for library in libraries if aot.obtainable(library)]
+        if not usable:
+            return False
+        ensure(usable[:1])
+        return True
 
 
-def prefetch_for(engine, cover, settings, plain: set[str]) -> None:
-    """:func:`prefetch` what :func:`for_solve` with the same arguments would warm."""
-    prefetch(_predicted(engine, cover, settings, plain))
-
-
-def _predicted(engine, cover, settings, plain: set[str]) -> set[str]:
-    from bench.engines.protocol import Settings
-    from bench.errors import BenchError
-
-    if cover is None:
-        return set(plain)
-    try:
-        resolved = engine.resolve(cover, settings or Settings())
-    except BenchError:
-        return set()
-    return set(engine.specializations(cover, resolved))
+registry.provide_with(_Libraries())
