@@ -10,8 +10,8 @@ import bench
 from bench import Cover, UsageError
 from bench.engines import Limits, Settings, Status
 from bench.engines.dlx import DlxEngine
-from conftest import DATA, DEFS
-from strategies import tiled_puzzles
+from support import DATA, DEFS
+from support.strategies import tiled_puzzles
 
 STATS = ("nodes", "updates", "dead_ends", "attempts_by_remaining", "fits_by_remaining", "updates_by_remaining")
 

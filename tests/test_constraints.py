@@ -30,9 +30,9 @@ from bench.kernels import constraints as cn
 from bench.engines.dlx import DlxEngine
 from bench.engines.search import Search
 from bench.engines.fila import FilaEngine
-from conftest import DATA, DEFS
-from reference import enumerate_covers
-from strategies import tiled_puzzles
+from support import DATA, DEFS
+from support.reference import enumerate_covers
+from support.strategies import tiled_puzzles
 
 
 def one(path):

@@ -18,8 +18,8 @@ from bench import Cover, parse_text
 from bench.models.expected import expected_for
 from bench.models.puzzle import Puzzle
 from bench.kernels.canonical import SolutionCounter
-from conftest import DATA, DEFS
-from reference import enumerate_covers, orbit_counts
+from support import DATA, DEFS
+from support.reference import enumerate_covers, orbit_counts
 
 
 def counts(cover):

@@ -19,7 +19,7 @@ from bench.cli import main
 from bench.engines import get_engine
 from bench.engines.fila import FilaEngine
 from bench.session.prepare import Request, prepare
-from conftest import DEFS
+from support import DEFS
 
 
 @pytest.fixture(autouse=True)

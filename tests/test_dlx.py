@@ -9,7 +9,7 @@ from bench import Cover, UsageError
 from bench.engines import Limits, Settings, Status
 from bench.engines.dlx import DlxEngine
 from bench.kernels.heuristics import parse_order, schedule
-from conftest import DEFS
+from support import DEFS
 
 
 def one(path):

@@ -23,8 +23,8 @@ from bench.engines.dlx import DlxEngine
 from bench.engines import fila as fila_module
 from bench.kernels import fila_lists
 from bench.engines.fila import FilaEngine, default_order, default_schedules
-from conftest import DATA, DEFS
-from strategies import tiled_puzzles
+from support import DATA, DEFS
+from support.strategies import tiled_puzzles
 
 
 def one(path):

@@ -12,7 +12,7 @@ from bench.cli import main
 from bench.engines import Settings, get_engine
 from bench.errors import UsageError
 from bench.system.files import check_directory, check_output, write_atomic, writable_directory
-from conftest import DEFS
+from support import DEFS
 
 SPECIALS = ["fifo", "device", "link to device", "directory", "link to directory"]
 

@@ -10,7 +10,7 @@ from bench import Cover
 from bench.engines import get_engine
 from bench.models.filters import apply_one_shot, fit_filter, volume_filter
 from bench.kernels.regions import subset_sums
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 
 def one(path):

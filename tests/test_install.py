@@ -14,7 +14,7 @@ from bench.cli import main
 from bench.cli.options import journal_dir
 from bench.engines import get_engine
 from bench.toolchain.cache import is_cached
-from conftest import DEFS, ROOT
+from support import DEFS, ROOT
 
 
 def test_the_definitions_ship_inside_the_package():

@@ -99,7 +99,7 @@ def test_cached_kernels_load_without_a_refresh_and_a_later_compile_still_gets_on
     import subprocess
     import sys
 
-    from conftest import DEFS
+    from support import DEFS
 
     code = LOAD_WITHOUT_REFRESH.replace("DEFS", repr(str(DEFS)), 1)
     # numba's JIT alone (no kernel library); the first child fills numba's cache, the second loads from it,
@@ -148,7 +148,7 @@ def test_the_runtime_is_compiled_once_then_read_back_and_rebuilt_when_damaged(tm
 
     import bench
     from bench.engines import get_engine
-    from conftest import DEFS
+    from support import DEFS
 
     [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
     assert get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True)).covers == 2

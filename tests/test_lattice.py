@@ -19,9 +19,9 @@ from bench.models.lattice import CUBIC, FCC, HEX, HEXPRISM, LATTICES, TRIANGLE, 
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
 from bench.cli.output import layout_lines, render
-from conftest import DATA, available_engines
-from reference import enumerate_covers, orbit_counts
-from strategies import tiled_puzzles
+from support import DATA, available_engines
+from support.reference import enumerate_covers, orbit_counts
+from support.strategies import tiled_puzzles
 
 ORDERS = {"cubic": (48, 24), "hex": (12, 6), "triangle": (12, 6), "hexprism": (24, 12), "fcc": (48, 24)}
 NEIGHBOURS = {"cubic": 6, "hex": 6, "triangle": 3, "hexprism": 8, "fcc": 12}

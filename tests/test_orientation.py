@@ -15,7 +15,7 @@ from bench.engines import fila as fila_module
 from bench.engines.fila import FilaEngine, scan_heuristic
 from bench.kernels.heuristics import parse_order
 from bench.session.prepare import Request, prepare
-from conftest import DEFS
+from support import DEFS
 
 
 def untuned(puzzle):

@@ -23,7 +23,7 @@ from bench.engines.sampling import estimate_tree
 from bench.parallel.journal import Journal
 from bench.parallel.progress import Progress
 from bench.parallel.runner import ParallelOptions, solve_parallel
-from conftest import DEFS
+from support import DEFS
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = [sys.executable, "-m", "bench"]

@@ -11,7 +11,7 @@ import bench
 from bench.cli import main
 from bench.errors import DefinitionError
 from bench.models.resources import DEFAULT_MAX_MEMORY, check_memory, estimate, parse_size
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 CUBE = ", ".join(f"{x} {y} {z}" for x in range(20) for y in range(20) for z in range(20))
 ABUSE = {

@@ -12,9 +12,9 @@ from bench import engines
 from bench.comparison import report, results
 from bench.comparison.markdown import render_markdown
 from bench.cli import main
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
-FAKES = {"crash": "fake_engines:CrashEngine", "hang": "fake_engines:HangEngine", "wrong": "fake_engines:WrongEngine"}
+FAKES = {"crash": "support.fake_engines:CrashEngine", "hang": "support.fake_engines:HangEngine", "wrong": "support.fake_engines:WrongEngine"}
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from bench import Cover
 from bench.engines import Settings, get_engine
 from bench.engines import fila
 from bench.parallel.split import SubProblem, merge_stats, split
-from conftest import DEFS
+from support import DEFS
 
 ADDITIVE = ("covers", "unique", "total")
 COUNTERS = ("nodes", "attempts", "fits", "updates", "dead_ends")

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from bench.toolchain import aot
-from conftest import ROOT
+from support import ROOT
 
 SOLVERS = ("ortools", "pysat", "dask", "distributed", "xcover", "exact_cover", "pyganak")
 REPORTING = ("tabulate", "matplotlib", "jinja2")
@@ -95,7 +95,7 @@ def test_the_collector_waits_for_the_first_solve_and_then_runs_again(capsys):
     import gc
 
     from bench.cli import main
-    from conftest import DEFS
+    from support import DEFS
 
     seen = []
     from bench.cli import solving

@@ -17,7 +17,7 @@ from bench.engines.fila import PIPELINE, FilaEngine, default_order
 from bench.kernels.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
                                             PipelineArrays)
 from bench.session.prepare import Request, prepare
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 
 def one(name):

@@ -11,7 +11,7 @@ from bench.toolchain import warmup
 from bench.engines.dlx import DlxEngine
 from bench.engines import fila
 from bench.engines.fila import FilaEngine, handoff_words
-from conftest import DEFS
+from support import DEFS
 
 
 def cover_of(name: str, redundancy=None) -> Cover:

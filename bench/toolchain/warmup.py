@@ -57,7 +57,6 @@ from typing import Callable, Iterable
 
 from bench.toolchain import aot, registry
 import multiprocessing
-from bench.toolchain.registry import materialize
 import signal
 from bench.system.processes import die_with_parent
 
@@ -316,7 +315,7 @@ def _set_up_compiler(names: list[str]) -> None:
     if any(_library_reason(name) is None for name in names):
         aot.prepare()
     else:
-        materialize()
+        registry.materialize()
     # lazy: numba loads only when a kernel is compiled (a cached run never imports it)
     from numba.core.registry import cpu_target
 

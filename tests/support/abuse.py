@@ -1,7 +1,7 @@
 """The fuzz and abuse campaign: mutated definitions and count-preserving rewrites, run in-process.
 
 Two kinds of cases, drawn from a seeded generator so a figure can be
-reproduced (``python tests/abuse.py CASES [SEED]`` prints them):
+reproduced (``python tests/support/abuse.py CASES [SEED]`` prints them):
 
 * **mutations** of the definitions in ``defs/`` and ``tests/data/``: lines
   deleted, duplicated or swapped, tokens inserted or replaced, characters
@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
