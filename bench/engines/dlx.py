@@ -12,10 +12,9 @@ import time
 
 from bench.engines.constraints import constrained
 from bench.engines.protocol import Limits, Result, Settings
-from bench.engines.search import BitsetSearch, CompiledEngine, Search, search_specialization, suits
+from bench.engines.search import BitsetSearch, CompiledEngine, Search, search_result, search_specialization, suits
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import UsageError
-from bench.kernels.codes import S_COVERS, S_TOTAL, S_UNIQUE
 from bench.toolchain import warmup
 
 # -- the engine -----------------------------------------------------------------------
@@ -77,20 +76,8 @@ class DlxEngine(CompiledEngine):
         search = (BitsetSearch if kernel == "bits" else Search)(cover, settings, limits, on_solutions, on_trace)
         setup_seconds = time.perf_counter() - t0
         status = search.run()
-        exact = settings.goal == 0
-        covers = int(search.state[S_COVERS])
         stats = search.stats()
         stats["kernel"] = kernel
-        return Result(
-            engine=self.name,
-            variant=search.order.text + constraint_variant(settings) + ("/" + self.kernel if self.kernel else ""),
-            status=status,
-            covers=covers,
-            unique=int(search.state[S_UNIQUE]) if exact else None,
-            total=int(search.state[S_TOTAL]) if exact else None,
-            solutions=search.kept,
-            stats=stats,
-            timings={"compile": compile_seconds + search.late_compile_seconds, "setup": setup_seconds,
-                     "solve": search.solve_seconds},
-            cover_hash=cover.hash,
-        )
+        variant = search.order.text + constraint_variant(settings) + ("/" + self.kernel if self.kernel else "")
+        return search_result(self.name, variant, search, status, stats,
+                             {"compile": compile_seconds, "setup": setup_seconds})

@@ -24,7 +24,7 @@ import numpy as np
 from bench.engines.autoconfig import choose
 from bench.engines.constraints import constrained
 from bench.engines.protocol import Filtered, Limits, Result, Settings, apply_tuning
-from bench.engines.search import CompiledEngine, Search, search_specialization
+from bench.engines.search import CompiledEngine, Search, search_result, search_specialization
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import Unsupported, UsageError
 from bench.models.tiny import dominoes
@@ -418,24 +418,14 @@ class FilaEngine(CompiledEngine):
         search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
         if "share" in totals:
             totals.pop("share").write(search)
-        exact = settings.goal == 0
         stats = search.stats()
         stats["no_fits"] = stats["attempts"] - stats["fits"]
         stats["fila"] = {k: v for k, v in totals.items() if k != "setup_seconds"}
         stats["fila"]["probes"] = int(search.state[S_PROBES])
-        return Result(
-            engine=self.name,
-            variant=f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}" + constraint_variant(settings),
-            status=search.status,
-            covers=int(search.state[S_COVERS]),
-            unique=int(search.state[S_UNIQUE]) if exact else None,
-            total=int(search.state[S_TOTAL]) if exact else None,
-            solutions=search.kept,
-            stats=stats,
-            timings={"compile": compile_seconds + search.late_compile_seconds, "setup": setup_seconds, "fila_setup": totals["setup_seconds"],
-                     "solve": search.solve_seconds},
-            cover_hash=cover.hash,
-        )
+        variant = f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}" + constraint_variant(settings)
+        return search_result(self.name, variant, search, search.status, stats,
+                             {"compile": compile_seconds, "setup": setup_seconds,
+                              "fila_setup": totals["setup_seconds"]})
 
 
 def handoff_totals() -> dict:

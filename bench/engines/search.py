@@ -16,7 +16,7 @@ import numpy as np
 
 from bench.system import signals
 from bench.engines.constraints import ALL_CONSTRAINTS, build_constraints, constrained
-from bench.engines.protocol import Engine, Limits, Settings, Status
+from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.engines.variants import constraint_variant
 from bench.errors import BenchError
 from bench.kernels.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
@@ -36,6 +36,22 @@ kernel seeding its generator with ``seed`` first unless it is negative."""
 MONITOR: ContextVar = ContextVar("MONITOR", default=None)
 """Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
 counters (``state[S_NODES]``, ``state[S_COVERS]``) without the engines passing it along."""
+
+
+def search_result(engine: str, variant: str, search: "Search", status: Status, stats: dict, timings: dict) -> Result:
+    """The :class:`Result` of a finished native search: its counts, kept solutions, counters and timings.
+
+    Unique and total are counted only for whole covers (no ``goal``); the
+    compile time a search met on the way (a hand-off's specialization) is
+    added to ``timings["compile"]``.
+    """
+    exact = search.settings.goal == 0
+    state = search.state
+    timings = {**timings, "compile": timings.get("compile", 0.0) + search.late_compile_seconds,
+               "solve": search.solve_seconds}
+    return Result(engine=engine, variant=variant, status=status, covers=int(state[S_COVERS]),
+                  unique=int(state[S_UNIQUE]) if exact else None, total=int(state[S_TOTAL]) if exact else None,
+                  solutions=search.kept, stats=stats, timings=timings, cover_hash=search.cover.hash)
 
 
 def search_specialization(constraints_active: bool) -> str:
