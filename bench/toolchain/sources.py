@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-"""The package's own folder (this module lives in its build wing)."""
+"""The package's own folder (this module lives in its toolchain)."""
 
 
 def read_sources(root: Path) -> dict[Path, bytes]:
@@ -28,7 +28,7 @@ def sources(root: Path) -> dict[Path, bytes]:
 
 
 # [ \t]*, not \s*: at every line start \s* ran on over the blank lines below it (3 ms per digest)
-_COMPILED = re.compile(rb"^[ \t]*(from numba|import numba|from bench\.build\.registry import [^\n]*\bnjit\b)", re.M)
+_COMPILED = re.compile(rb"^[ \t]*(from numba|import numba|from bench\.toolchain\.registry import [^\n]*\bnjit\b)", re.M)
 _IMPORT = re.compile(rb"^[ \t]*(?:from|import) bench((?:\.\w+)+)", re.M)
 
 
