@@ -10,7 +10,7 @@ import pytest
 
 from bench import engines
 from bench.comparison import report, results
-from bench.comparison.markdown import render_markdown
+from bench.comparison.pages import render_markdown
 from bench.cli import main
 from support import DATA, DEFS
 
@@ -171,7 +171,7 @@ def test_a_timed_out_split_solve_leaves_no_worker_behind():
     import bench
     from bench.models.cover import Cover
     from bench.parallel.runner import ParallelOptions
-    from bench.comparison.isolated import solve_isolated
+    from bench.comparison.rounds import solve_isolated
 
     [puzzle] = bench.load(DEFS / "tetriscube.txt")
     me = psutil.Process()
@@ -248,3 +248,35 @@ def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys
     other["pentominoes_20x3.txt"]["counts"] = [(2, 9)]
     with pytest.raises(SystemExit, match="count differently"):
         compare_modes({"automatic": [figures(doc)], "rule": [other]})
+
+
+def test_the_picture_is_the_solution_an_engine_sent_back_so_nothing_is_solved_twice(capsys, tmp_path, monkeypatch):
+    from bench.engines.dlx import DlxEngine
+    from bench.engines.xcover import XcoverEngine
+
+    pytest.importorskip("xcover")
+    calls = []
+    real = XcoverEngine.solve
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.name)
+        return real(self, *args, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("bench run solved the puzzle again in DLX to draw it")
+
+    # patched before the children are forked, so a solve in the child or in the parent would be seen
+    monkeypatch.setattr(XcoverEngine, "solve", counted)
+    monkeypatch.setattr(DlxEngine, "solve", refused)
+    status, _, err, doc = run(capsys, tmp_path, "-e", "xcover,exact-cover", "--timeout", "60", str(DEFS / "somacube.txt"))
+    assert status == 0, err
+    assert calls == []  # xcover solved in its child only: the parent never ran an engine
+    [entry] = doc["puzzles"]
+    pieces = entry["solution"]["pieces"]
+    assert sorted(c for p in pieces for c in map(tuple, p["cells"])) == sorted(
+        (x, y, z) for x in range(3) for y in range(3) for z in range(3))
+    # an engine that only counts sends no solution back, and the run says why there is no picture
+    status, _, err, doc = run(capsys, tmp_path, "-e", "exact-cover", "--timeout", "60", str(DEFS / "somacube.txt"))
+    assert status == 0, err
+    [entry] = doc["puzzles"]
+    assert "solution" not in entry and "counting engines" in entry["solution_note"]

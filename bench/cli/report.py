@@ -33,7 +33,7 @@ def cmd_report(args) -> int:
     """``bench report``: Markdown, HTML or CSV of result files."""
     # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.comparison import report, results
-    from bench.comparison.markdown import render_markdown
+    from bench.comparison.pages import render_markdown
 
     if args.output is not None:
         check_output(args.output, "--output-file")
@@ -42,7 +42,7 @@ def cmd_report(args) -> int:
         text = "".join(report.render_csv(doc) for _, doc in documents)
     elif args.html:
         # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-        from bench.comparison.html import render_html
+        from bench.comparison.pages import render_html
 
         text = render_html(documents)
     else:

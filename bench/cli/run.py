@@ -126,7 +126,7 @@ def write_html_report(document: dict, path: Path) -> None:
     html_path = path.with_suffix(".html")
     try:
         # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-        from bench.comparison.html import render_html
+        from bench.comparison.pages import render_html
 
         write_atomic(html_path, render_html([(str(path), document)]), "HTML report")
     except ModuleNotFoundError as exc:
@@ -146,7 +146,6 @@ def cmd_run(args) -> int:
     # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
     from bench.comparison import results, summary
-    from bench.comparison.pictures import first_solution
     from bench.comparison.progress import RunProgress, say
     from bench.comparison.results import puzzle_entry
     from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
@@ -225,12 +224,6 @@ def cmd_run(args) -> int:
                                         warm_up(specs, cover, settings), parallel, progress, settings)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
-                if reasons:
-                    entry["solution_note"] = "unsolvable, proved without search"
-                else:
-                    entry["solution"], note = first_solution(entry, cover, rows, args.timeout)
-                    if note:
-                        entry["solution_note"] = note
                 if path is not None:
                     results.save(document, path)
             if file_errors:

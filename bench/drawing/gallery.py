@@ -12,10 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench.drawing.picture import draw
+from bench.drawing.scene import to_svg, write_png
 from bench.drawing.solution import Solution
-from bench.drawing.svg import to_svg
 from bench.html import markup, render_template
-from bench.drawing.raster import write_png
 
 FORMATS = ("svg", "png")
 DEFAULT_LIMIT = 60
