@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bench
@@ -199,13 +200,19 @@ def test_spheres_are_drawn_by_the_layers_one_stacks(name, sizes, caption):
     assert caption in {el.text for el in root.iter() if el.get("class") == "caption"}
 
 
+@functools.cache
+def open_cells(name: str) -> np.ndarray:
+    _, [solution] = first_solutions(name, 1)
+    return np.vstack([p.cells for p in solution.pieces if not p.stationary])
+
+
+@settings(max_examples=40)
 @given(st.sampled_from(["polyspheres_tetrahedron_20.txt", "polyspheres_square_pyramid_30.txt"]),
        st.integers(0, 47))
 def test_a_pile_of_balls_stands_the_same_however_the_file_turns_it(name, motion):
     import bench.models.lattice as lattice
 
-    _, [solution] = first_solutions(name, 1)
-    cells = np.vstack([p.cells for p in solution.pieces if not p.stationary])
+    cells = open_cells(name)
     turned = lattice.FCC.apply(motion, cells)
     foot = footprint("fcc").fitted(turned)
     assert layer_sizes(foot, turned) == layer_sizes(footprint("fcc").fitted(cells), cells)

@@ -17,9 +17,11 @@ gives the full names beside their colours.
 
 **3-D view** (:func:`isometric_scene`).  Cells are prisms (cubes, hexagonal
 prisms) or balls in space (:meth:`~bench.drawing.geometry.Footprint.position`),
-projected isometrically: the viewer looks along (-1, 1, -1) from
-(+x, -y, +z), so the front row y = 0 is nearest and the x axis runs to the
-lower right.  Shapes are drawn far to near (painter's order by depth along
+projected isometrically: the viewer stands in front (-y), turned
+:attr:`~bench.drawing.geometry.Footprint.azimuth` degrees to the right (a
+box is seen from its front right corner, along (-1, 1, -1), the x axis
+running to the lower right; a pile of balls nearly from the front), and
+looks down at the isometric angle.  Shapes are drawn far to near (painter's order by depth along
 the view), which is exact for cells of one lattice that do not overlap;
 faces shared by two cells are never drawn, so only the outside of the
 assembly shows.  Side faces are shaded by how squarely they face the light
