@@ -87,8 +87,9 @@ def test_crash_timeout_and_missing_library_each_get_a_status(capsys, tmp_path, f
 def test_rounds_are_interleaved_and_first_mode_finds_one(capsys, tmp_path):
     nowhere = tmp_path / "nowhere.txt"
     nowhere.write_text("D:xDim=3:yDim=1:zDim=1\nC:name=V:layout=0 0 0, 1 0 0, 0 1 0\n~D\n")
+    # a timeout wide enough for a loaded machine (each first solution takes well under a second when idle)
     status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,cpsat:2,sat", "--rounds", "2", "--mode", "first",
-                                "--no-static-check", str(DEFS / "pentominoes_20x3.txt"), str(nowhere))
+                                "--timeout", "60", "--no-static-check", str(DEFS / "pentominoes_20x3.txt"), str(nowhere))
     assert status == 0, err
     first_round = [r["engine"] for r in doc["rows"] if r["puzzle"] == "pentominoes_20x3.txt"]
     assert first_round == ["dlx", "cpsat:2", "sat", "cpsat:2", "sat", "dlx"]
