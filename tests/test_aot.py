@@ -91,7 +91,7 @@ def test_the_key_follows_the_processor_and_the_sources(monkeypatch):
     monkeypatch.setattr(aot, "_processor", lambda: b"another machine")
     aot.key.cache_clear()
     other = aot.key()
-    monkeypatch.setattr("bench.toolchain.sources.kernel_digest", lambda: "edited")
+    monkeypatch.setattr(aot, "kernel_digest", lambda: "edited")
     aot.key.cache_clear()
     edited = aot.key()
     monkeypatch.undo()
