@@ -307,22 +307,9 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         return trace > 0 and left >= trace
 
     # The steps of ENTER, named: each runs at most once per node, from one call site (a closure is compiled once per
-    # call site).  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures
+    # call site, and each one inlined costs numba a pass over the whole kernel: the node's count and a cover's
+    # record stay in the loop).  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures
     # they would be inlined and processed in every specialization, then pruned from the one without them.
-
-    def count_node(lv):
-        # X2: a replayed prefix's nodes are the splitter's; a random path adds the node's weight to the estimate
-        if lv > base or base == 0:
-            state[S_NODES] += 1
-        if sample and lv >= base:
-            est[0] += sprod[lv]
-
-    def record(lv):
-        # a cover (or a partial one at the goal): counted, classified when complete, buffered
-        done = rlink[root] == root
-        if sample and done:
-            est[2] += sprod[lv]
-        return record_cover(chosen, lv, done, state, matrix, symmetry, sink)
 
     def replay(lv):
         # a replayed prefix's level: the siblings its branch had tweaked out go, and MULTI places its option (the
@@ -429,10 +416,18 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
                 status = PAUSED
                 break
             remaining = n_pieces - level
-            count_node(level)
-            if rlink[root] == root or (goal > 0 and remaining == goal):
+            # a replayed prefix's nodes are the splitter's; a random path adds the node's weight to the estimate
+            if level > base or base == 0:
+                state[S_NODES] += 1
+            if sample and level >= base:
+                est[0] += sprod[level]
+            done = rlink[root] == root
+            if done or (goal > 0 and remaining == goal):
+                # a cover, or a partial one at the goal: counted, classified when complete, buffered
                 phase = LEAVE
-                status = record(level)
+                if sample and done:
+                    est[2] += sprod[level]
+                status = record_cover(chosen, level, done, state, matrix, symmetry, sink)
                 if status != DONE:
                     break
                 continue
