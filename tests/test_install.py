@@ -11,7 +11,7 @@ import pytest
 import bench
 from bench.bundled import DEFS as BUNDLED
 from bench.cli import main
-from bench.cli.options import journal_dir
+from bench.cli.arguments import journal_dir
 from bench.engines import get_engine
 from bench.toolchain.cache import is_cached
 from conftest import DEFS, ROOT

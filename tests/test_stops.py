@@ -235,8 +235,9 @@ def test_sigusr1_in_a_split_run_prints_the_counts_of_the_finished_sub_problems(t
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_bench_run_stops_on_sigterm_and_sighup_keeping_the_finished_puzzles(tmp_path, signum):
     out_file = tmp_path / "run.json"
-    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", "-e", "dlx", "--timeout", "120", "--output-file",
-                             str(out_file), str(DEFS / "pentominoes_20x3.txt"), str(SLOW_SEARCH)],
+    # -v: a line for each puzzle, so the test knows when the slow one has started
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", "-v", "-e", "dlx", "--timeout", "120",
+                             "--output-file", str(out_file), str(DEFS / "pentominoes_20x3.txt"), str(SLOW_SEARCH)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_line(proc.stderr, r"pentominoes_1s_18x5.txt: \d+ options")
     time.sleep(1)

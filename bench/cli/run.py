@@ -21,25 +21,44 @@ asked for are applied and ``-r #`` (polycube's rule) picks the piece.
 After each puzzle the rows are validated (:func:`~bench.comparison.validation.validate`) and the
 result file is rewritten, so an interrupted run keeps every finished puzzle.
 The exit status is 1 when any count disagrees or an engine failed.
+
+**On the terminal** a run shows one bar (:class:`RunProgress`): the engine
+runs done, the puzzle and the engine at hand, and, while kernels compile,
+which and for how long; then the compact table and the verdict
+(:mod:`bench.comparison.summary`).  ``-v`` adds a line per puzzle and per
+engine run.  No line is wider than :data:`~bench.comparison.summary.WIDTH`.
 """
 
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
+import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 
+from tqdm import tqdm
+
 from bench.system import signals
 from bench.bundled import DEFS
-from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
-                               add_moved_o, add_parallel_arguments, add_redundancy_arguments, engine_list,
-                               parallel_options, request_from)
-from bench.cli.outcome import EXIT_STATUS_HELP
-from bench.cli.values import definition_path, integer, output_file, seconds, word
+from bench.cli.arguments import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
+                                 add_moved_o, add_parallel_arguments, add_redundancy_arguments, definition_path,
+                                 engine_list, integer, output_file, parallel_options, seconds, word)
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
+from bench.cli.output import EXIT_STATUS_HELP
+from bench.comparison import results, summary
+from bench.comparison.pictures import first_solution
+from bench.comparison.results import puzzle_entry, puzzle_key
+from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
+from bench.comparison.validation import INPUT, input_problems, validate
+from bench.models.expected import expected_for
+from bench.session.prepare import prepare
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
+from bench.toolchain import warmup
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
@@ -47,9 +66,9 @@ OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 """Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
 
-def add_parser(sub) -> None:
+def add_parser(sub, name: str, help: str) -> None:
     """Register ``bench run``."""
-    p = sub.add_parser("run", help="solve every puzzle with several engines, cross-validate counts, store results",
+    p = sub.add_parser(name, help=help,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Every engine on the same matrix, counts cross-validated, results stored.",
                        epilog=f"engines: {engine_list()}\n\nexamples:\n"
@@ -81,7 +100,147 @@ def add_parser(sub) -> None:
     add_moved_o(p)
     p.add_argument("--no-save", action="store_true", help="do not write a result file (nor its HTML report)")
     p.add_argument("--no-html", action="store_true", help="do not write the HTML report beside the result file")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="a line for every puzzle and every engine run above the bar (default: the bar, the table and "
+                        "the verdict)")
     p.set_defaults(func=cmd_run)
+
+
+class RunProgress:
+    """One bar on standard error over a run's engine runs: the puzzle and engine at hand, and what compiles.
+
+    A thread redraws it twice a second, so its clock moves while a kernel
+    compiles for tens of seconds in the main thread, and it names that
+    compilation (:func:`bench.toolchain.warmup.compiling`) and its
+    seconds.  Without a terminal (or ``enabled=False``) nothing is drawn.
+    With ``verbose``, :meth:`say` prints a line above the bar (and
+    without a terminal, on standard error); otherwise it prints nothing.
+    """
+
+    TICK = 0.5
+    """Seconds between two redraws."""
+    SHOWN_AFTER = 1.0
+    """A compilation (or a load) shows once it has lasted this long: a cached kernel loads in milliseconds."""
+
+    def __init__(self, puzzles: int, runs_per_puzzle: int, enabled: bool | None = None, verbose: bool = False,
+                 stream=None, width: int | None = None):
+        self.stream = stream or sys.stderr
+        self.runs_per_puzzle = runs_per_puzzle
+        self.verbose = verbose
+        self.width = min(width or shutil.get_terminal_size().columns, summary.WIDTH) - 1
+        self.puzzle_name = ""
+        self.doing = ""
+        self.enabled = self.stream.isatty() if enabled is None else enabled
+        # without runs to count (writing the report), a status line and its clock
+        counts = "[{bar:20}] {n_fmt}/{total_fmt} runs  " if puzzles * runs_per_puzzle else ""
+        self.bar = tqdm(total=puzzles * runs_per_puzzle, file=self.stream, ascii=" #", mininterval=0, leave=False,
+                        disable=not self.enabled, bar_format=counts + "{elapsed}  {desc}")
+        self._stop = threading.Event()
+        self._ticker = None
+        self._watching = warmup.watched()
+        if self.enabled:
+            self._watching.__enter__()
+            self._ticker = threading.Thread(target=self._tick, daemon=True, name="bench-progress")
+            self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.TICK):
+            self.draw()
+
+    def description(self) -> str:
+        """What the bar says after its counts: the puzzle (cut in the middle if need be), then what is being done."""
+        doing = self.doing
+        now = warmup.compiling()
+        if now is not None and time.perf_counter() - now[1] >= self.SHOWN_AFTER:
+            doing = f"compiling the {now[0]} kernels ({time.perf_counter() - now[1]:.0f} s; cached afterwards)"
+        # what the counts and the clock take, one character more for a clock past an hour
+        room = self.width - len(self.bar.format_meter(**{**self.bar.format_dict, "prefix": ""})) - 1
+        doing = doing[:room]
+        name_room = room - len(doing) - 3
+        if name_room < 8:
+            return doing
+        return f"{summary.short_name(self.puzzle_name, name_room)} · {doing}" if doing else \
+            summary.short_name(self.puzzle_name, room)
+
+    def draw(self) -> None:
+        """Redraw the bar (the ticker thread does it twice a second)."""
+        if self.enabled:
+            self.bar.set_description_str(self.description(), refresh=True)
+
+    def more_puzzles(self, count: int) -> None:
+        """A file held ``count`` puzzles more than the one planned for it."""
+        self.bar.total += count * self.runs_per_puzzle
+        self.draw()
+
+    def puzzle(self, name: str) -> None:
+        """Now preparing puzzle ``name`` (its key, never a path)."""
+        self.puzzle_name, self.doing = name, "preparing"
+        self.draw()
+
+    def warming(self, spec: str) -> None:
+        """Engine ``spec`` gets its code ready for the puzzle at hand."""
+        self.doing = f"warming up {spec}"
+        self.draw()
+
+    def engine(self, spec: str, round_no: int) -> None:
+        """``spec`` starts its round ``round_no`` (from 0) on the current puzzle."""
+        self.doing = spec + (f" (round {round_no + 1})" if round_no else "")
+        self.draw()
+
+    def status(self, text: str) -> None:
+        """Say what the run does between puzzles or after them (writing the report)."""
+        self.puzzle_name, self.doing = "", text
+        self.draw()
+
+    def finished(self, row: dict) -> None:
+        """One engine run is done: the bar moves on, and with ``verbose`` its line is printed."""
+        self.say(engine_line(row))
+        self.done()
+
+    def done(self, runs: int = 1) -> None:
+        """``runs`` engine runs finished (or were skipped)."""
+        self.bar.update(runs)
+
+    def say(self, line: str) -> None:
+        """With ``verbose``, print ``line`` (cut to the width) above the bar."""
+        if self.verbose:
+            tqdm.write(fit(line, self.width + 1), file=self.stream)
+            self.stream.flush()
+
+    def close(self) -> None:
+        """Take the bar off the terminal."""
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._ticker = None
+            self._watching.__exit__(None, None, None)
+        self.bar.close()
+
+
+def fit(line: str, width: int = summary.WIDTH) -> str:
+    """``line`` cut to ``width`` characters, with an ellipsis where it was cut."""
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def engine_line(row: dict) -> str:
+    """The ``-v`` line of one engine run: status, then counts and time, or why there are none."""
+    head = f"  {row['engine']:<14} round {row['round'] + 1}: {row['status']:<8}"
+    if row["status"] in ("solved", "limit") and row["covers"] is not None:
+        counts = f"{row['covers']:,} covers"
+        if row["unique"] is not None:
+            counts += f", {row['unique']:,} unique, {row['total']:,} total"
+        elif row["status"] != "solved":
+            counts += ", unique and total not counted"
+        time_text = f" in {row['solve']:.3f} s" if row["solve"] is not None else ""
+        workers = f" on {row['workers']} workers" if row["workers"] != 1 else ""
+        return f"{head} {counts}{time_text}{workers}"
+    return f"{head} {row['message']}".rstrip()
+
+
+def proof_line(reasons: list[str]) -> str:
+    """The ``-v`` line of a puzzle a static check proves unsolvable: its first reason, and how many more."""
+    more = f" (and {len(reasons) - 1} more reason{'s' * (len(reasons) > 2)})" if len(reasons) > 1 else ""
+    return f"  unsolvable without search: {reasons[0]}{more}"
 
 
 def parse_engines(text: str) -> list[str]:
@@ -111,9 +270,6 @@ def shared_configuration(args, specs: list[str]) -> str | None:
 
 def output_path(given: str | None) -> Path:
     """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.comparison import results
-
     if given is not None:
         return check_output(given, "--output-file")
     path = results.default_path()
@@ -125,7 +281,7 @@ def write_html_report(document: dict, path: Path) -> None:
     """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
     html_path = path.with_suffix(".html")
     try:
-        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
+        # lazy: the HTML report draws with matplotlib, loaded only when the report is written
         from bench.comparison.html import render_html
 
         write_atomic(html_path, render_html([(str(path), document)]), "HTML report")
@@ -143,17 +299,6 @@ def write_html_report(document: dict, path: Path) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.comparison import results, summary
-    from bench.comparison.pictures import first_solution
-    from bench.comparison.progress import RunProgress, say
-    from bench.comparison.results import puzzle_entry
-    from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
-    from bench.comparison.validation import INPUT, input_problems, validate
-    from bench.models.expected import expected_for
-    from bench.session.prepare import prepare
-
     specs = parse_engines(args.engine)
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
@@ -184,14 +329,14 @@ def cmd_run(args) -> int:
     files = definition_files(args.paths)
     errors: list[str] = []
     interrupted = False
-    progress = RunProgress(len(files), len(specs) * args.rounds)
+    progress = RunProgress(len(files), len(specs) * args.rounds, verbose=args.verbose)
     try:
         for file in files:
             file_errors: list[str] = []
             puzzles = list(load_puzzles(file, file_errors, args.mirror))
             progress.more_puzzles(len(puzzles) - 1)
             for puzzle, parse_seconds in puzzles:
-                progress.puzzle(puzzle.name)
+                progress.puzzle(puzzle_key(puzzle))
                 try:
                     expected = expected_for(puzzle)
                 except BenchError as exc:
@@ -215,14 +360,15 @@ def cmd_run(args) -> int:
                     entry["autoconfig"] = {"engine": chooser, **prepared.request.choice.to_json()}
                     settings[chooser] = prepared.settings
                 document["puzzles"].append(entry)
-                say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
+                progress.say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
                 reasons = [] if args.no_static_check else prepared.reasons
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
+                    progress.say(proof_line(reasons))
                     progress.done(len(specs) * args.rounds)
                 else:
                     rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout,
-                                        warm_up(specs, cover, settings), parallel, progress, settings)
+                                        warm_up(specs, cover, settings, progress), parallel, progress, settings)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if reasons:
@@ -243,14 +389,19 @@ def cmd_run(args) -> int:
         stop = signals.note_interrupt()
     progress.close()
     print(summary.table(document))
-    print(summary.verdict(document))
+    print(summary.verdict(document), flush=True)
     for message in dict.fromkeys(errors):
         print(message, file=sys.stderr)
     if path is not None:
         results.save(document, path)
         print(f"results written to {path}", file=sys.stderr)
-        if not args.no_html:
-            write_html_report(document, path)
+        if not args.no_html and not interrupted:
+            progress = RunProgress(0, 0)
+            progress.status("writing the HTML report")
+            try:
+                write_html_report(document, path)
+            finally:
+                progress.close()
     if interrupted:
         print(f"bench: stopped by {signals.signal_name(stop)}; the finished puzzles are kept", file=sys.stderr)
         return signals.exit_status(stop)

@@ -4,19 +4,22 @@ Each round starts one engine later than the one before; each solve runs
 isolated (:mod:`bench.comparison.isolated`).  JIT engines are compiled once
 in this process first, so forked children inherit their code and compile
 time stays apart from solve time.
+
+Nothing here prints: a ``progress`` object, when given, is told what
+happens (``warming(spec)``, ``engine(spec, round_no)``, ``finished(row)``)
+and shows it as it sees fit (``bench run``'s bar, :class:`bench.cli.run.RunProgress`).
 """
 
 from __future__ import annotations
 
 from bench.comparison.isolated import solve_isolated
-from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import row
 from bench.engines import Result, Settings, Status, get_engine
-from bench.parallel.runner import ParallelOptions
+from bench.parallel import ParallelOptions
 from bench.toolchain.warmup import prefetching
 
 
-def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, float]:
+def warm_up(specs: list[str], cover, settings: dict | None = None, progress=None) -> dict[str, float]:
     """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code.
 
     On a cold cache the dearest of every engine's kernels starts compiling in
@@ -32,12 +35,17 @@ def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, 
     with prefetching():
         for spec, engine in engines.items():
             engine.prefetch(cover, settings.get(spec))
-    return {spec: engine.warm_up(cover, settings.get(spec)) for spec, engine in engines.items()}
+    seconds = {}
+    for spec, engine in engines.items():
+        if progress is not None:
+            progress.warming(spec)
+        seconds[spec] = engine.warm_up(cover, settings.get(spec))
+    return seconds
 
 
 def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, timeout: float,
-                 compile_seconds: dict, parallel: ParallelOptions | None = None,
-                 progress: RunProgress | None = None, settings: dict | None = None) -> list[dict]:
+                 compile_seconds: dict, parallel: ParallelOptions | None = None, progress=None,
+                 settings: dict | None = None) -> list[dict]:
     """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split).
 
     ``settings`` maps a spec to the settings it runs with, else the defaults.
@@ -53,12 +61,8 @@ def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, t
             if result.status != Status.SKIPPED:
                 result.timings.setdefault("compile", compile_seconds.get(spec, 0.0))
             rows.append(row(entry, spec, round_no, result))
-            workers = rows[-1]["workers"]
-            say(f"  {spec:<14} round {round_no + 1}: {result.status.value:<8} covers={result.covers} "
-                f"solve={rows[-1]['solve'] if rows[-1]['solve'] is not None else float('nan'):.3f}s"
-                f"{f' on {workers} workers' if workers != 1 else ''} {result.message}")
             if progress is not None:
-                progress.done()
+                progress.finished(rows[-1])
     return rows
 
 
@@ -70,5 +74,4 @@ def static_proof_rows(entry: dict, specs: list[str], reasons: list[str]) -> list
     for spec in specs:
         skipped = Result(engine=spec, status=Status.SKIPPED, message="not run: the static check proves it unsolvable")
         rows.append(row(entry, spec, 0, skipped))
-    say(f"  unsolvable without search: {proof.message}")
     return rows

@@ -8,6 +8,7 @@ An engine whose library is missing is still registered but reports
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, SolutionSink, Status
@@ -48,6 +49,8 @@ def get_engine(spec: str) -> Engine:
     name, _, variant = spec.strip().partition(":")
     key = name.lower()
     if key not in ENGINES:
-        raise UsageError(f"unknown engine '{spec}'; expected one of: {', '.join(engine_names())}")
+        close = difflib.get_close_matches(key, engine_names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UsageError(f"unknown engine '{spec}'{hint}; expected one of: {', '.join(engine_names())}")
     module, _, cls = ENGINES[key].partition(":")
     return getattr(importlib.import_module(module), cls)(variant)

@@ -10,14 +10,10 @@ dying with its own parent.
 
 :func:`call_with_deadline` runs a call that cannot be interrupted from
 Python (a C library's count) in such a child and kills it at the deadline.
-
-:func:`exit_now` ends the ``bench`` program without the interpreter's
-tear-down, which costs 0.07 s on an idle machine (0.2 s on a busy one).
 """
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import ctypes.util
 import multiprocessing
@@ -30,26 +26,6 @@ import traceback
 
 PR_SET_PDEATHSIG = 1
 WATCHDOG_SECONDS = 0.5
-
-
-def exit_now(status: int) -> None:
-    """End the program with ``status`` once the exit handlers have run and the standard streams are flushed.
-
-    The interpreter's own tear-down frees every object one by one (numba's
-    and LLVM's a hundred thousand of them, whose memory the kernel reclaims
-    at once anyway): 0.07 s of every run on an idle machine, 0.2 s on a
-    busy one, serial time that no second core can share.  Files ``bench``
-    writes are closed (or fsynced) where they are written, never left to
-    the tear-down.
-    """
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            # a reader gone away, or a stream already closed: nothing more can reach it
-            status = status or 1
-    os._exit(status)
 
 
 def die_with_parent(parent_pid: int) -> None:
