@@ -248,3 +248,33 @@ def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys
     other["pentominoes_20x3.txt"]["counts"] = [(2, 9)]
     with pytest.raises(SystemExit, match="count differently"):
         compare_modes({"automatic": [figures(doc)], "rule": [other]})
+
+
+EVERY_ENGINE = "dlx,fila,cpsat,sat,ganak,xcover,exact-cover"
+
+
+def test_a_run_prints_the_table_and_the_verdict_only_and_no_line_over_120_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    paths = [str(DEFS / name) for name in ("pentominoes_20x3.txt", "dominoes_4x4.txt", "hexominoes_rectangles.txt")]
+    status = main(["run", "--no-save", "-e", EVERY_ENGINE, "--timeout", "1", *paths])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert err == ""  # no bar without a terminal, no warning, no line per engine
+    lines = out.splitlines()
+    # header, rule, 8 puzzles (6 rectangles of hexominoes in one file), verdict
+    assert len(lines) == 11 and lines[-1].startswith("8 puzzles, 7 engines: counts agree on 8")
+    assert max(map(len, lines)) <= 120 and lines[0].split()[1:8] == EVERY_ENGINE.split(",")
+
+
+def test_verbose_lines_are_words_within_120_columns_and_a_timed_out_row_counts_nothing(capsys, tmp_path):
+    # DLX counts the 10x6 in about a second; CP-SAT needs minutes
+    status, out, err, doc = run(capsys, tmp_path, "-v", "--no-html", "-e", "dlx,cpsat", "--timeout", "8",
+                                str(DEFS / "pentominoes_10x6.txt"), str(DEFS / "hexominoes_rectangles.txt"))
+    assert status == 0, err
+    lines = out.splitlines() + err.splitlines()
+    assert max(map(len, lines)) <= 120
+    assert not any(word in line for line in lines for word in ("None", "nan", "covers="))
+    assert "pentominoes_10x6.txt: " in err and "  dlx            round 1: solved   " in err
+    assert err.count("unsolvable without search: parity: ") == 6
+    [cpsat] = rows_of(doc, "cpsat")[:1]
+    assert cpsat["status"] == "timeout" and cpsat["unique"] is None and cpsat["total"] is None

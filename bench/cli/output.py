@@ -144,21 +144,48 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_LIMIT = 0, 1, 2, 3
 
 EXIT_STATUS_HELP = """exit status:
   0    every search finished (or stopped at --max-solutions, as asked)
-  1    an engine failed (bench run: or counts disagree)
+  1    an engine failed, or counts disagree (with each other or with expected.toml)
   2    bad input: a definition, an option or a file
   3    --time-limit or --node-limit cut a search short: its counts are partial
   128+N  signal N stopped the run (130 Ctrl-C, 129 SIGHUP, 143 SIGTERM): counts partial,
        a split run continues with --resume"""
 
 
+def counted(result: Result) -> tuple[int | None, int | None]:
+    """``(unique, total)`` of a finished search; ``(None, None)`` for one cut short, whatever the engine returned.
+
+    Both count the whole search: a search stopped early (a limit, a
+    signal) has only the covers it found, which say nothing of them.
+    """
+    if result.status != Status.SOLVED:
+        return None, None
+    return result.unique, result.total
+
+
 def count_line(name: str, result: Result) -> str:
-    """``NAME: C covers, U unique, T total in S s (ENGINE, STATUS)``; unique and total where the engine knows them."""
-    parts = [f"{result.covers if result.covers is not None else '?'} covers"]
-    if result.unique is not None:
-        parts += [f"{result.unique} unique", f"{result.total} total"]
+    """``NAME: C covers, U unique, T total in S s (ENGINE, STATUS)``; unique and total where the engine knows them.
+
+    A search cut short says ``unique and total not counted`` instead.
+    """
+    parts = [f"{result.covers} covers" if result.covers is not None else "covers not counted"]
+    unique, total = counted(result)
+    if unique is not None:
+        parts += [f"{unique} unique", f"{total} total"]
+    elif result.status != Status.SOLVED and result.covers is not None:
+        parts[0] += " (unique and total not counted)"
     seconds = result.timings.get("solve", 0.0)
     status = result.status.value + ("" if result.status == Status.SOLVED else ", partial")
     return f"{escape(name)}: {', '.join(parts)} in {seconds:.3f} s ({result.engine}, {status})"
+
+
+def brief_reasons(reasons: list[str]) -> str:
+    """The first reason a static check gives, and how many more: one short phrase where the list may be long.
+
+    >>> brief_reasons(["piece B fits nowhere in the open region", "piece C fits nowhere in the open region"])
+    'piece B fits nowhere in the open region (and 1 more reason)'
+    """
+    more = len(reasons) - 1
+    return reasons[0] + (f" (and {more} more reason{'s' * (more > 1)})" if more else "")
 
 
 def stopped_by(result: Result, limits: Limits) -> str | None:

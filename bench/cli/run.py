@@ -47,7 +47,7 @@ from bench.cli.arguments import (add_cache_argument, add_filter_arguments, add_m
                                  add_moved_o, add_parallel_arguments, add_redundancy_arguments, definition_path,
                                  engine_list, integer, output_file, parallel_options, seconds, word)
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
-from bench.cli.output import EXIT_STATUS_HELP
+from bench.cli.output import EXIT_STATUS_HELP, brief_reasons
 from bench.comparison import results, summary
 from bench.comparison.pictures import first_solution
 from bench.comparison.results import puzzle_entry, puzzle_key
@@ -127,6 +127,7 @@ class RunProgress:
         self.stream = stream or sys.stderr
         self.runs_per_puzzle = runs_per_puzzle
         self.verbose = verbose
+        # the bar's line: one column short of the terminal's, so that it never wraps
         self.width = min(width or shutil.get_terminal_size().columns, summary.WIDTH) - 1
         self.puzzle_name = ""
         self.doing = ""
@@ -202,9 +203,9 @@ class RunProgress:
         self.bar.update(runs)
 
     def say(self, line: str) -> None:
-        """With ``verbose``, print ``line`` (cut to the width) above the bar."""
+        """With ``verbose``, print ``line`` (cut to 120 columns) above the bar."""
         if self.verbose:
-            tqdm.write(fit(line, self.width + 1), file=self.stream)
+            tqdm.write(fit(line), file=self.stream)
             self.stream.flush()
 
     def close(self) -> None:
@@ -234,13 +235,14 @@ def engine_line(row: dict) -> str:
         time_text = f" in {row['solve']:.3f} s" if row["solve"] is not None else ""
         workers = f" on {row['workers']} workers" if row["workers"] != 1 else ""
         return f"{head} {counts}{time_text}{workers}"
+    if not row["message"] and row["status"] == "timeout" and row["solve"] is not None:
+        return f"{head} after {row['solve']:.1f} s"
     return f"{head} {row['message']}".rstrip()
 
 
 def proof_line(reasons: list[str]) -> str:
     """The ``-v`` line of a puzzle a static check proves unsolvable: its first reason, and how many more."""
-    more = f" (and {len(reasons) - 1} more reason{'s' * (len(reasons) > 2)})" if len(reasons) > 1 else ""
-    return f"  unsolvable without search: {reasons[0]}{more}"
+    return f"  unsolvable without search: {brief_reasons(reasons)}"
 
 
 def parse_engines(text: str) -> list[str]:

@@ -36,8 +36,9 @@ from bench.cli.arguments import (add_cache_argument, add_drawing_arguments, add_
                                  definition_path, in_search_settings, integer, output_file, parallel_options,
                                  sample_spec, seconds, word)
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
-from bench.cli.output import (EXIT_STATUS_HELP, count_line, exit_status, format_facts, layout_lines, parse_format,
-                              puzzle_facts, reached_max_solutions, render, warning)
+from bench.cli.output import (EXIT_STATUS_HELP, brief_reasons, count_line, counted, exit_status, format_facts,
+                              layout_lines, parse_format, puzzle_facts, reached_max_solutions, render, warning)
+from bench.comparison.validation import expected_counts, validate
 from bench.cli.syntax import OptionalValue, Switch, escape
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.engines.fila import MAX_CELLS
@@ -45,11 +46,15 @@ from bench.engines.sampling import estimate_tree
 from bench.engines.search import MONITOR
 from bench.errors import BenchError, UsageError
 from bench.kernels.codes import S_COVERS, S_NODES
+from bench.models.expected import expected_for
 from bench.parallel.runner import solve_maybe_parallel
 from bench.session.prepare import prepare
 from bench.system import signals
 from bench.toolchain import aot
 
+
+SHOWN = 3
+"""Solutions ``bench solve`` prints on a terminal without ``--all`` (the 10x6 has 9,356: 1.4 MB of text)."""
 
 EXAMPLES = {
     "engine": ("bench solve defs/pentominoes_10x6.txt                 # DLX, every solution drawn",
@@ -131,9 +136,13 @@ def _add_solve_parser(sub, help: str) -> None:
                       help="FILA's neighbour occupancy filtering (default on; -n0 turns it off)")
     fila.add_argument("--no-nof", dest="nof", action="store_false", help="the same as -n0")
 
-    output = _group(p, "output", "What is printed (solutions on standard output, the count line on standard "
-                                 "error).", "output")
+    output = _group(p, "output", "What is printed: solutions on standard output, the count line on standard "
+                                 "error.\nOn a terminal the first few solutions are printed, then the count "
+                                 f"(at most {SHOWN}; --all prints them all);\ninto a pipe or a file every solution "
+                                 "is, as polycube does.", "output")
     output.add_argument("-q", "--quiet", action=Switch, help="do not print solutions")
+    output.add_argument("--all", action="store_true",
+                        help=f"print every solution on a terminal too (default there: the first {SHOWN})")
     output.add_argument("-i", "--info", action=Switch, help="print configuration, puzzle facts and statistics")
     output.add_argument("-O", "--output", type=word("a format such as BL"), default="BL", metavar="FORMAT",
                         help="solution format: B/F/S (brief, full, sub-puzzle) then L/C (layout, coordinates); "
@@ -280,13 +289,14 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     stats = result.stats
     lines = [f"STATUS={result.status.value}", f"PARTIAL={'false' if result.status == Status.SOLVED else 'true'}",
              f"SOLUTIONS={result.covers}"]
-    if result.unique is not None:
-        lines += [f"UNIQUE={result.unique}", f"TOTAL={result.total}"]
+    unique, total = counted(result)
+    if unique is not None:
+        lines += [f"UNIQUE={unique}", f"TOTAL={total}"]
     solve = result.timings.get("solve", 0.0)
     if solve > 0 and result.covers is not None:
         lines.append(f"SOLUTIONS_PER_SEC={result.covers / solve:.4f}")
-        if result.unique is not None:
-            lines.append(f"UNIQUE_PER_SEC={result.unique / solve:.4f}")
+        if unique is not None:
+            lines.append(f"UNIQUE_PER_SEC={unique / solve:.4f}")
     for key in ("kernel", "nodes", "updates", "dead_ends"):
         if key in stats:
             lines.append(f"{key.upper()}={stats[key]}")
@@ -359,7 +369,9 @@ def solve_all(args) -> int:
                     if prepared.request.choice is not None:
                         print("\n".join(prepared.request.choice.lines()))
                     print("\n".join(format_facts(facts)), flush=True)
-            printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0)
+            # polycube prints every solution; a terminal gets the first few unless --all asks for them all
+            shown = None if args.all or not sys.stdout.isatty() else SHOWN
+            printer = _SolutionPrinter(cover, form, piece_form, args.unique, partial=settings.goal > 0, limit=shown)
             recorder = _SolutionRecorder(cover, args.unique, partial=settings.goal > 0) if args.json and \
                 args.solutions else None
             tracer = _Tracer(cover) if not args.json else None
@@ -370,7 +382,8 @@ def solve_all(args) -> int:
                 result = Result(engine=engine.name, status=Status.SOLVED, covers=0, unique=0, total=0,
                                 message=f"unsolvable without search: {proof}", timings={"solve": 0.0})
                 if not args.json:
-                    print(f"{escape(puzzle.name)}: unsolvable without search: {proof}", file=sys.stderr)
+                    print(f"{escape(puzzle.name)}: unsolvable without search: {brief_reasons(reasons)}",
+                          file=sys.stderr)
             elif args.sample:
                 announce()
                 trials, goal, seed = args.sample
@@ -380,9 +393,10 @@ def solve_all(args) -> int:
                 continue
             else:
                 drawer = solution_drawer(args, cover, partial=settings.goal > 0)
-                # a bar on the terminal only where solutions are not printed on it too
-                progress = None if settings.trace or args.json or not (args.quiet or not sys.stdout.isatty()) \
-                    else SolveProgress(cover, settings)
+                # a bar on the terminal only where solutions are not printed on it too, or no longer are
+                on_terminal = printing and sys.stdout.isatty()
+                progress = None if settings.trace or args.json or (on_terminal and shown is None) \
+                    else SolveProgress(cover, settings, ready=printer.full if on_terminal else None)
                 with watching(progress):
                     sink = recorder or (printer if printing else None)
                     if drawer is not None:
@@ -398,21 +412,34 @@ def solve_all(args) -> int:
                     print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
                           f"{escape(drawer.finish())}", file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
+            try:
+                check, mismatches = expected_check(puzzle, cover, result, settings)
+            except BenchError as exc:
+                errors.append(str(exc))
+                check, mismatches = None, []
+            unique, total = counted(result)
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {
                     "status": result.status.value, "partial": result.status != Status.SOLVED,
-                    "covers": result.covers, "unique": result.unique, "convention": puzzle.convention,
-                    "total": result.total, "variant": result.variant, "stats": result.stats,
-                    "timings": result.timings, "cover_hash": result.cover_hash}})
+                    "covers": result.covers, "unique": unique, "convention": puzzle.convention,
+                    "total": total, "variant": result.variant, "stats": result.stats,
+                    "timings": result.timings, "cover_hash": result.cover_hash, "expected_check": check}})
                 if prepared.request.choice is not None:
                     documents[-1]["autoconfig"] = prepared.request.choice.to_json()
                 if recorder is not None:
                     documents[-1]["solutions"] = recorder.solutions
             elif args.info:
                 print("\n".join(result_lines(result, n_pieces, filter_counters)))
+                if check is not None:
+                    print(f"EXPECTED_CHECK={check}")
                 print("\n".join(footer_lines(result, prepared.timings, time.time())))
             sys.stdout.flush()
             print(count_line(puzzle.name, result), file=sys.stderr)
+            if printer.hidden:
+                print(f"{escape(puzzle.name)}: {printer.printed} of {printer.printed + printer.hidden} solutions "
+                      f"printed (--all prints them all)", file=sys.stderr)
+            for message in mismatches:
+                failed.append(f"MISMATCH: {escape(puzzle.name)}: {message}")
             cut = warning(puzzle.name, result, limits)
             if cut:
                 print(cut, file=sys.stderr)
@@ -434,6 +461,32 @@ def solve_all(args) -> int:
     return exit_status(bool(errors), bool(failed), limited)
 
 
+def expected_check(puzzle, cover, result: Result, settings: Settings) -> tuple[str | None, list[str]]:
+    """``(check, mismatches)``: how the counts compare with ``expected.toml``, as ``bench run`` compares them.
+
+    ``check`` is ``agreed`` or ``mismatch``, or None where nothing was
+    compared: no entry for the puzzle, a search cut short, or partial
+    assemblies (``--goal``).  ``mismatches`` are the validation's messages.
+
+    Raises
+    ------
+    BenchError
+        For an entry of ``expected.toml`` that cannot be used for this puzzle.
+    """
+    if result.status != Status.SOLVED or settings.goal:
+        return None, []
+    # the cover knows its group: a puzzle read from the cover cache need not compute it again
+    expected = expected_counts(expected_for(puzzle, group_order=cover.symmetry.order))
+    if expected is None:
+        return None, []
+    unique, total = counted(result)
+    row = {"engine": result.engine, "status": result.status.value, "covers": result.covers, "unique": unique,
+           "total": total, "message": result.message}
+    problems = [p["message"] for p in validate({"key": puzzle.name, "expected": expected}, [row])
+                if p["kind"] == "mismatch"]
+    return ("mismatch" if problems else "agreed"), problems
+
+
 def solve_guarded(cover, engine, settings, limits, parallel, printing, printer, tracer, alongside) -> Result:
     """The engine's solve, split when asked; an engine that crashes gives an ``error`` result with its message.
 
@@ -445,26 +498,42 @@ def solve_guarded(cover, engine, settings, limits, parallel, printing, printer, 
                                     on_solutions=printer, on_trace=tracer, alongside=alongside)
     except (BenchError, BrokenPipeError):
         raise
+    except KeyboardInterrupt:
+        # a stop before the search began (an engine's set-up, a library's import): nothing counted yet
+        return Result(engine=engine.name, status=Status.INTERRUPTED, message="stopped before its search began")
     except Exception as exc:  # noqa: BLE001 - whatever fails inside an engine is its result, never a traceback
+        if signals.stop_requested() is not None:
+            # a stop that arrived inside a library (an import, a callback) may come back as its own error
+            return Result(engine=engine.name, status=Status.INTERRUPTED, message="interrupted")
         return Result(engine=engine.name, status=Status.ERROR,
                       message=f"engine '{engine.name}' failed: {type(exc).__name__}: {exc}")
 
 
 class _SolutionPrinter:
-    """Prints each batch of covers as it arrives (numbered in order of output)."""
+    """Prints each batch of covers as it arrives (numbered in order of output), the first ``limit`` (None: all)."""
 
-    def __init__(self, cover, form, piece_form, unique_only, partial):
+    def __init__(self, cover, form, piece_form, unique_only, partial, limit: int | None = None):
         self.cover = cover
         self.form = form
         self.piece_form = piece_form
         self.unique_only = unique_only
         self.partial = partial
+        self.limit = limit
         self.printed = 0
+        self.hidden = 0
+        """Solutions left unprinted past the limit."""
+
+    def full(self) -> bool:
+        """True once the limit is reached: nothing more is printed."""
+        return self.limit is not None and self.printed >= self.limit
 
     def __call__(self, batch, weights) -> None:
         out = []
         for options, weight in zip(batch, weights):
             if self.unique_only and not self.partial and weight == 0:
+                continue
+            if self.full():
+                self.hidden += 1
                 continue
             self.printed += 1
             out.append(f"# --- SOLUTION {self.printed} ---")
@@ -580,14 +649,19 @@ TRIALS = 1000
 
 
 class SolveProgress:
-    """Watches one search (see :data:`bench.engines.search.MONITOR`) and draws the bar."""
+    """Watches one search (see :data:`bench.engines.search.MONITOR`) and draws the bar.
 
-    def __init__(self, cover, settings, enabled: bool | None = None, delay: float = 2.0, stream=None):
+    ``ready()``, when given, says whether the terminal is free for the bar
+    (the solutions printed on it have stopped); until it is, nothing is drawn.
+    """
+
+    def __init__(self, cover, settings, enabled: bool | None = None, delay: float = 2.0, stream=None, ready=None):
         self.cover = cover
         self.settings = settings
         self.stream = stream or sys.stderr
         self.enabled = self.stream.isatty() if enabled is None else enabled
         self.delay = delay
+        self.ready = ready
         self.start: float | None = None
         self.drawn = 0.0
         self.bar = None
@@ -596,7 +670,8 @@ class SolveProgress:
         now = time.perf_counter()
         # the clock starts with the search, after any compilation
         self.start = now if self.start is None else self.start
-        if not self.enabled or now - self.start < self.delay or now - self.drawn < 0.2:
+        if not self.enabled or now - self.start < self.delay or now - self.drawn < 0.2 or \
+                (self.ready is not None and not self.ready()):
             return
         self.drawn = now
         nodes = int(search.state[S_NODES])

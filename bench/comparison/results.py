@@ -29,6 +29,7 @@ from importlib import metadata
 from pathlib import Path
 
 from bench.about import VERSION
+from bench.comparison.validation import expected_counts
 from bench.engines import Result, Status
 from bench.errors import BenchError
 from bench.system.files import write_atomic
@@ -184,8 +185,7 @@ def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: 
         "redundancy": cover.redundancy.piece if cover.redundancy else None, "group": puzzle.group.order,
         "convention": puzzle.convention,
         "parse_seconds": parse_seconds, "encode_seconds": encode_seconds,
-        "expected": None if expected is None else {"unique": expected.unique, "convention": expected.convention,
-                                                   "total": expected.total, "solvable": expected.solvable},
+        "expected": expected_counts(expected),
     }
 
 

@@ -3,8 +3,8 @@
 Spare pieces become secondary items; identical pieces are refused (xcover
 has no multiplicities).  Its generator yields one cover per Python call,
 which is its normal way of use; the covers are classified as they come.
-The generator cannot be stopped between two covers, so under a time limit
-it runs in a child process killed past the limit
+The generator cannot be stopped between two covers, so it runs in a child
+process killed past the time limit or at a stop signal
 (:func:`~bench.engines.deadline.solve_within_limit`).
 JIT compile time is measured on a tiny problem first and reported apart.
 """

@@ -174,8 +174,11 @@ def expected_key(puzzle) -> str:
     return name if definition.index == 1 else f"{name}#{definition.index}"
 
 
-def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
+def resolve(recorded: Recorded, puzzle, where: str = "", group_order: int | None = None) -> Expected:
     """The counts of ``recorded`` that apply to ``puzzle`` under its convention.
+
+    ``group_order`` is the order of the puzzle's group where it is known
+    already (a cover carries its group), else it is computed.
 
     Raises
     ------
@@ -183,7 +186,8 @@ def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
         When the group order recorded for the convention differs from the
         puzzle's group.
     """
-    convention, order = puzzle.convention, puzzle.group.order
+    convention = puzzle.convention
+    order = group_order if group_order is not None else puzzle.group.order
     own = CONVENTION_MIRROR if puzzle.planar else CONVENTION_ROTATIONS
     if convention in recorded.unique:
         found = convention
@@ -206,8 +210,8 @@ def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
                     slow=recorded.slow)
 
 
-def expected_for(puzzle) -> Expected | None:
-    """The expected counts recorded for a puzzle under its convention, or None.
+def expected_for(puzzle, group_order: int | None = None) -> Expected | None:
+    """The expected counts recorded for a puzzle under its convention, or None (``group_order`` as for :func:`resolve`).
 
     Raises
     ------
@@ -227,4 +231,4 @@ def expected_for(puzzle) -> Expected | None:
     entry = entries.get(key)
     if entry is None:
         return None
-    return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ")
+    return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ", group_order)

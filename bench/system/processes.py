@@ -9,7 +9,8 @@ watchdog thread polls the parent.  Grandchildren follow in a chain, each
 dying with its own parent.
 
 :func:`call_with_deadline` runs a call that cannot be interrupted from
-Python (a C library's count) in such a child and kills it at the deadline.
+Python (a C library's count) in such a child and kills it at the deadline,
+or as soon as a stop signal reaches this process.
 """
 
 from __future__ import annotations
@@ -61,12 +62,18 @@ class Overdue(Exception):
     """A call run by :func:`call_with_deadline` did not finish in time (it was killed)."""
 
 
-def call_with_deadline(function, seconds: float | None, *args):
-    """``function(*args)`` in a forked child that dies with this process, killed after ``seconds``.
+def call_with_deadline(function, seconds: float | None, *args, relay=None):
+    """``function(*args)`` in a forked child that dies with this process, killed after ``seconds`` (None: never).
 
-    The child shares everything built before the call (no copying, no
-    pickling of the arguments); only the return value travels back, so it
-    must be picklable.  With ``seconds`` None the call runs here.
+    For a call that cannot be interrupted from Python (a C library's
+    search): it is killed at the deadline, or at once when a stop signal
+    reaches this process while it waits (the ``KeyboardInterrupt`` goes on
+    to the caller).  The child shares everything built before the call (no
+    copying, no pickling of the arguments); only the return value travels
+    back, so it must be picklable.  With ``relay``, the child calls
+    ``function(*args, forward)``, and each ``forward(*items)`` there is a
+    ``relay(*items)`` here, in order, while the call runs (the covers of an
+    enumeration, printed or kept by this process).
 
     Raises
     ------
@@ -75,24 +82,28 @@ def call_with_deadline(function, seconds: float | None, *args):
     RuntimeError
         When the child crashed or raised (with the exception's last line).
     """
-    if seconds is None:
-        return function(*args)
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_call_child, args=(function, args, send, os.getpid()), daemon=True)
+    child = context.Process(target=_call_child, args=(function, args, send, os.getpid(), relay is not None),
+                            daemon=True)
+    deadline = None if seconds is None else time.monotonic() + max(seconds, 0.0)
     child.start()
     send.close()
     try:
-        if not receive.poll(max(seconds, 0.0)):
-            raise Overdue(f"killed after {seconds:g} s")
-        try:
-            ok, value = receive.recv()
-        except EOFError:
-            child.join(5)
-            raise RuntimeError(f"the child process crashed (exit code {child.exitcode})") from None
-        if not ok:
-            raise RuntimeError(value)
-        return value
+        while True:
+            if not receive.poll(None if deadline is None else max(deadline - time.monotonic(), 0.0)):
+                raise Overdue(f"killed after {seconds:g} s")
+            try:
+                kind, value = receive.recv()
+            except EOFError:
+                child.join(5)
+                raise RuntimeError(f"the child process crashed (exit code {child.exitcode})") from None
+            if kind == "items":
+                relay(*value)
+            elif kind == "error":
+                raise RuntimeError(value)
+            else:
+                return value
     finally:
         if child.is_alive():
             child.kill()
@@ -100,12 +111,15 @@ def call_with_deadline(function, seconds: float | None, *args):
         receive.close()
 
 
-def _call_child(function, args, send, parent_pid: int) -> None:
+def _call_child(function, args, send, parent_pid: int, relayed: bool) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it kills this child
     try:
-        send.send((True, function(*args)))
+        if relayed:
+            send.send(("value", function(*args, lambda *items: send.send(("items", items)))))
+        else:
+            send.send(("value", function(*args)))
     except BaseException as exc:
-        send.send((False, traceback.format_exception_only(type(exc), exc)[-1].strip()))
+        send.send(("error", traceback.format_exception_only(type(exc), exc)[-1].strip()))
     finally:
         send.close()
