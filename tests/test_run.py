@@ -278,3 +278,21 @@ def test_verbose_lines_are_words_within_120_columns_and_a_timed_out_row_counts_n
     assert err.count("unsolvable without search: parity: ") == 6
     [cpsat] = rows_of(doc, "cpsat")[:1]
     assert cpsat["status"] == "timeout" and cpsat["unique"] is None and cpsat["total"] is None
+
+
+def test_the_quick_run_leaves_out_the_engines_a_puzzle_marks_slow(capsys, tmp_path):
+    (tmp_path / "a.txt").write_text((DEFS / "tetrahexes_4x7.txt").read_text())
+    (tmp_path / "b.txt").write_text((DEFS / "dominoes_4x4.txt").read_text())
+    (tmp_path / "expected.toml").write_text(
+        '["a.txt"]\nslow_engines = ["sat"]\nunique_mirror = 9\ntotal = 18\ngroup_mirror = 2\nsymmetry = "x"\n'
+        'source = "a test"\n\n["b.txt"]\nquick = false\nunique_mirror = 9\ntotal = 36\ngroup_mirror = 8\n'
+        'symmetry = "x"\nsource = "a test"\n')
+    status, out, err, doc = run(capsys, tmp_path, "--skip-slow", "--no-html", "-e", "dlx,sat", str(tmp_path))
+    assert status == 0, err
+    assert [p["key"] for p in doc["puzzles"]] == ["a.txt"]  # b.txt: quick = false
+    [sat] = rows_of(doc, "sat")
+    assert sat["status"] == "skipped" and "slow_engines" in sat["message"]
+    assert [line.split()[2] for line in out.splitlines() if line.startswith("a ")] == ["slow"]
+    # without --skip-slow (a path given, as here) every engine runs on every puzzle
+    status, out, err, doc = run(capsys, tmp_path, "--no-html", "-e", "dlx,sat", str(tmp_path))
+    assert status == 0 and {r["status"] for r in doc["rows"]} == {"solved"} and len(doc["puzzles"]) == 2

@@ -10,6 +10,8 @@ from bench.cli.arguments import (add_memory_argument, add_mirror_argument, add_r
                                  memory_limit)
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
 from bench.cli.output import format_facts, puzzle_facts
+from bench.cli.syntax import suggestion
+from bench.engines import engine_names
 from bench.errors import BenchError
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
@@ -75,6 +77,9 @@ def check_expected_file(directory: str) -> list[str]:
         name, _, index = key.partition("#")
         target = Path(directory) / name
         where = f"{Path(directory) / FILE_NAME}: [\"{key}\"]"
+        for engine in recorded[key].slow_engines:
+            if engine not in engine_names():
+                problems.append(f"{where}: slow_engines names '{engine}', not an engine{suggestion(engine, engine_names())}")
         if not target.is_file():
             problems.append(f"{where} names a file that does not exist")
             continue

@@ -50,8 +50,8 @@ from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, reque
 from bench.cli.output import EXIT_STATUS_HELP, brief_reasons
 from bench.comparison import results, summary
 from bench.comparison.pictures import first_solution
-from bench.comparison.results import puzzle_entry, puzzle_key
-from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
+from bench.comparison.results import SLOW, puzzle_entry, puzzle_key
+from bench.comparison.rounds import skipped_rows, solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import INPUT, input_problems, validate
 from bench.models.expected import expected_for
 from bench.session.prepare import prepare
@@ -60,6 +60,18 @@ from bench.errors import BenchError, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
 from bench.toolchain import warmup
 
+TABLE_HELP = """the table (one row per puzzle, one column per engine):
+  0.33*  median solve time in seconds, * the fastest (by 10 ms or more, among two engines or more that finished)
+  >10    timed out at --timeout;  skip  not applicable or not installed;  slow  left out of the quick run
+  -      not run: a static check proves the puzzle unsolvable;  ERROR  the engine failed
+  counts: agreed (two sources or more agree: engines, a proof, expected.toml), unchecked (one source),
+          open (no count yet), proof, MISMATCH
+the verdict: counts agree over the puzzles two sources were compared on; an engine is fastest over the
+  puzzles two engines finished ("raced" where the line is short of room)"""
+
+DEFAULT_TIMEOUT = 20.0
+"""Seconds per engine and puzzle: twice what the slowest engine the quick run keeps on a puzzle takes on a 2-core
+machine with other work on it (CP-SAT on the Soma cube, Ganak on the 20x3: 6 to 8 s), so that its cells are times."""
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
 OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
@@ -75,13 +87,14 @@ def add_parser(sub, name: str, help: str) -> None:
                               "  bench run                                  # every engine, the bundled quick puzzles\n"
                               "  bench run -e dlx,fila,xcover --rounds 3 defs/pentominoes_10x6.txt\n"
                               "  bench run -e fila:f11/of=11/n0,fila:f11/of=11/n,dlx -V defs/pentominoes_10x6.txt"
-                              "\n\n" + EXIT_STATUS_HELP)
+                              "\n\n" + TABLE_HELP + "\n\n" + EXIT_STATUS_HELP)
     p.add_argument("paths", nargs="*", type=definition_path, metavar="PATH",
                    help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
                         "(every bundled definition not marked slow)")
     p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
                    help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
-    p.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
+    p.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
+                   help=f"seconds per engine and puzzle (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
                    help="runs of each engine per puzzle; medians reported")
     p.add_argument("--mode", choices=("count", "first"), default="count", help="count all covers, or find one")
@@ -92,7 +105,9 @@ def add_parser(sub, name: str, help: str) -> None:
     add_memory_argument(p)
     add_cache_argument(p)
     add_parallel_arguments(p)
-    p.add_argument("--skip-slow", action="store_true", help="leave out puzzles marked slow in expected.toml")
+    p.add_argument("--skip-slow", action="store_true",
+                   help="a quick run: leave out the puzzles expected.toml marks slow or quick = false, and on each "
+                        "puzzle the engines its slow_engines names (the default without a PATH)")
     p.add_argument("--no-static-check", action="store_true",
                    help="run the engines even on puzzles that a static check proves unsolvable (parity, volume, ...)")
     p.add_argument("--output-file", "--results", dest="results", type=output_file, metavar="FILE",
@@ -134,8 +149,9 @@ class RunProgress:
         self.enabled = self.stream.isatty() if enabled is None else enabled
         # without runs to count (writing the report), a status line and its clock
         counts = "[{bar:20}] {n_fmt}/{total_fmt} runs  " if puzzles * runs_per_puzzle else ""
+        # the width given: a terminal that reports none (a fresh pseudo-terminal) would get no bar at all from tqdm
         self.bar = tqdm(total=puzzles * runs_per_puzzle, file=self.stream, ascii=" #", mininterval=0, leave=False,
-                        disable=not self.enabled, bar_format=counts + "{elapsed}  {desc}")
+                        disable=not self.enabled, bar_format=counts + "{elapsed}  {desc}", ncols=self.width + 1)
         self._stop = threading.Event()
         self._ticker = None
         self._watching = warmup.watched()
@@ -302,6 +318,7 @@ def write_html_report(document: dict, path: Path) -> None:
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     specs = parse_engines(args.engine)
+    names = {spec: get_engine(spec).name for spec in specs}
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
@@ -345,7 +362,7 @@ def cmd_run(args) -> int:
                     # the puzzle still runs, its engines compared with each other only
                     file_errors.append(str(exc))
                     expected = None
-                if args.skip_slow and expected is not None and expected.slow:
+                if args.skip_slow and expected is not None and not expected.in_quick_run:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
@@ -369,8 +386,13 @@ def cmd_run(args) -> int:
                     progress.say(proof_line(reasons))
                     progress.done(len(specs) * args.rounds)
                 else:
-                    rows = solve_rounds(entry, cover, specs, args.rounds, args.mode, args.timeout,
-                                        warm_up(specs, cover, settings, progress), parallel, progress, settings)
+                    slow = expected.slow_engines if args.skip_slow and expected is not None else ()
+                    runs = [spec for spec in specs if names[spec] not in slow]
+                    rows = skipped_rows(entry, [spec for spec in specs if spec not in runs], SLOW)
+                    progress.done((len(specs) - len(runs)) * args.rounds)
+                    if runs:
+                        rows += solve_rounds(entry, cover, runs, args.rounds, args.mode, args.timeout,
+                                             warm_up(runs, cover, settings, progress), parallel, progress, settings)
                 document["rows"].extend(rows)
                 document["validation"].extend(validate(entry, rows))
                 if reasons:

@@ -35,6 +35,8 @@ from bench.errors import BenchError
 from bench.system.files import write_atomic
 
 SCHEMA = 1
+SLOW = "left out of the quick run: slower than its timeout here (slow_engines in expected.toml)"
+"""The message of an engine a quick run does not run on a puzzle (:attr:`bench.models.expected.Expected.slow_engines`)."""
 LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
 
 

@@ -70,8 +70,10 @@ def static_proof_rows(entry: dict, specs: list[str], reasons: list[str]) -> list
     """Rows for a puzzle the model proves unsolvable before any search: the proof, and every engine not run."""
     proof = Result(engine="static-check", status=Status.SOLVED, covers=0, unique=0, total=0,
                    message="; ".join(reasons), timings={"solve": 0.0})
-    rows = [row(entry, "static-check", 0, proof)]
-    for spec in specs:
-        skipped = Result(engine=spec, status=Status.SKIPPED, message="not run: the static check proves it unsolvable")
-        rows.append(row(entry, spec, 0, skipped))
-    return rows
+    return [row(entry, "static-check", 0, proof)] + skipped_rows(entry, specs,
+                                                                  "not run: the static check proves it unsolvable")
+
+
+def skipped_rows(entry: dict, specs: list[str], message: str) -> list[dict]:
+    """A ``skipped`` row with ``message`` for each engine of ``specs`` not run on the puzzle."""
+    return [row(entry, spec, 0, Result(engine=spec, status=Status.SKIPPED, message=message)) for spec in specs]

@@ -8,8 +8,9 @@ Each engine's cell is its median solve time over the rounds, with the
 spread (half the range between the slowest and fastest round, relative to
 the median, ``±N%``) when there was more than one round, or why there is no
 time: ``>T`` (timed out at T seconds), ``skip`` (not applicable or not
-installed), ``ERROR``, ``-`` (not run: a static check proved the puzzle
-unsolvable).  A ``*`` marks the fastest engine of a puzzle, where two
+installed), ``slow`` (left out of a quick run: slower than its timeout
+there, as ``expected.toml`` says), ``ERROR``, ``-`` (not run: a static check
+proved the puzzle unsolvable).  A ``*`` marks the fastest engine of a puzzle, where two
 engines or more finished it and the runner-up took :data:`RESOLUTION`
 longer or more.  Then the counts every engine that finished agreed on
 (``unique/total``, or the covers alone where no engine could tell unique
@@ -37,6 +38,7 @@ from __future__ import annotations
 import textwrap
 
 from bench.comparison.report import RESOLUTION, summarize
+from bench.comparison.results import SLOW
 from bench.comparison.tables import render_table
 from bench.comparison.validation import INPUT
 
@@ -75,6 +77,8 @@ def cell(line: dict | None, timeout, first_mode: bool, with_spread: bool = True,
         return text
     if status == "timeout":
         return f">{timeout:g}" if timeout else "timeout"
+    if status == "skipped" and line.get("message") == SLOW:
+        return "slow"
     return STATUS_WORDS.get(status, status if "/" not in status else "mixed")
 
 
@@ -234,7 +238,8 @@ def verdict(document: dict, width: int = WIDTH) -> str:
         if wins:
             order = sorted(wins.items(), key=lambda kv: (-kv[1], kv[0]))[:ranked]
             text = f"{order[0][0]} fastest on {order[0][1]}" + "".join(f", {e} on {n}" for e, n in order[1:])
-            parts.append(f"{text} of {raced} {races[race]}")
+            close = raced - sum(wins.values())
+            parts.append(f"{text} of {raced} {races[race]}" + (f", {close} too close to call" if close else ""))
         elif raced:
             parts.append(f"no engine faster by {RESOLUTION * 1000:g} ms or more: too close to rank")
         if inputs:
