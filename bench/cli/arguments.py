@@ -59,26 +59,26 @@ def integer(minimum: int | None = None, maximum: int | None = None, what: str = 
     return parse
 
 
-def seconds(text: str) -> float:
-    """A finite, positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got '{text}'") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got '{text}'")
-    return value
+def real(what: str, minimum: float, inclusive: bool):
+    """A finite number above ``minimum`` (or equal to it, ``inclusive``); ``what`` says what is expected (``a number ...``)."""
+    bound = f"{'>=' if inclusive else '>'} {minimum:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
+        if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
+            raise argparse.ArgumentTypeError(f"expected a finite {what.removeprefix('a ')} {bound}, got '{text}'")
+        return value
+
+    return parse
 
 
-def fraction(text: str) -> float:
-    """A finite number >= 0 (a relative change)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got '{text}'")
-    return value
+seconds = real("a number of seconds", 0, inclusive=False)
+"""A finite, positive number of seconds."""
+fraction = real("a number", 0, inclusive=True)
+"""A finite number >= 0 (a relative change)."""
 
 
 def word(what: str):
