@@ -113,3 +113,14 @@ def test_verbose_lines_read_as_words_not_python_values():
     reasons = [f"piece {c} fits nowhere in the open region" for c in "BCEFGHIJKLMNO"]
     assert proof_line(reasons) == ("  unsolvable without search: piece B fits nowhere in the open region "
                                    "(and 12 more reasons)")
+
+
+def test_runs_left_out_leave_the_total_and_a_status_line_names_no_puzzle():
+    stream = Terminal()
+    progress = RunProgress(3, 7, stream=stream, width=120)
+    progress.drop(7)  # a puzzle left out of the quick run
+    progress.more_puzzles(-1)  # a file that could not be read
+    assert progress.bar.total == 7
+    progress.status("writing the HTML report")
+    assert progress.description() == "writing the HTML report"
+    progress.close()

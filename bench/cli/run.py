@@ -51,7 +51,7 @@ from bench.cli.output import EXIT_STATUS_HELP, brief_reasons
 from bench.comparison import results, summary
 from bench.comparison.pictures import first_solution
 from bench.comparison.results import SLOW, puzzle_entry, puzzle_key
-from bench.comparison.rounds import skipped_rows, solve_rounds, static_proof_rows, warm_up
+from bench.comparison.rounds import prefetch, skipped_rows, solve_rounds, static_proof_rows, warm_up
 from bench.comparison.validation import INPUT, input_problems, validate
 from bench.models.expected import expected_for
 from bench.session.prepare import prepare
@@ -176,6 +176,8 @@ class RunProgress:
         name_room = room - len(doing) - 3
         if name_room < 8:
             return doing
+        if not self.puzzle_name:
+            return doing
         return f"{summary.short_name(self.puzzle_name, name_room)} · {doing}" if doing else \
             summary.short_name(self.puzzle_name, room)
 
@@ -185,8 +187,12 @@ class RunProgress:
             self.bar.set_description_str(self.description(), refresh=True)
 
     def more_puzzles(self, count: int) -> None:
-        """A file held ``count`` puzzles more than the one planned for it."""
-        self.bar.total += count * self.runs_per_puzzle
+        """A file held ``count`` puzzles more than the one planned for it (-1: none, it could not be read)."""
+        self.drop(-count * self.runs_per_puzzle)
+
+    def drop(self, runs: int) -> None:
+        """``runs`` engine runs planned will not be made (a puzzle left out, proved unsolvable, not encoded)."""
+        self.bar.total -= runs
         self.draw()
 
     def puzzle(self, name: str) -> None:
@@ -350,12 +356,12 @@ def cmd_run(args) -> int:
     interrupted = False
     progress = RunProgress(len(files), len(specs) * args.rounds, verbose=args.verbose)
     try:
+        prefetch(specs)
         for file in files:
             file_errors: list[str] = []
             puzzles = list(load_puzzles(file, file_errors, args.mirror))
             progress.more_puzzles(len(puzzles) - 1)
             for puzzle, parse_seconds in puzzles:
-                progress.puzzle(puzzle_key(puzzle))
                 try:
                     expected = expected_for(puzzle)
                 except BenchError as exc:
@@ -363,13 +369,14 @@ def cmd_run(args) -> int:
                     file_errors.append(str(exc))
                     expected = None
                 if args.skip_slow and expected is not None and not expected.in_quick_run:
-                    progress.done(len(specs) * args.rounds)
+                    progress.drop(len(specs) * args.rounds)
                     continue
+                progress.puzzle(puzzle_key(puzzle))
                 try:
                     prepared = prepare(puzzle, request, configuring, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
-                    progress.done(len(specs) * args.rounds)
+                    progress.drop(len(specs) * args.rounds)
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
@@ -384,12 +391,12 @@ def cmd_run(args) -> int:
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
                     progress.say(proof_line(reasons))
-                    progress.done(len(specs) * args.rounds)
+                    progress.drop(len(specs) * args.rounds)
                 else:
                     slow = expected.slow_engines if args.skip_slow and expected is not None else ()
                     runs = [spec for spec in specs if names[spec] not in slow]
                     rows = skipped_rows(entry, [spec for spec in specs if spec not in runs], SLOW)
-                    progress.done((len(specs) - len(runs)) * args.rounds)
+                    progress.drop((len(specs) - len(runs)) * args.rounds)
                     if runs:
                         rows += solve_rounds(entry, cover, runs, args.rounds, args.mode, args.timeout,
                                              warm_up(runs, cover, settings, progress), parallel, progress, settings)

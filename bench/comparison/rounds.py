@@ -19,6 +19,20 @@ from bench.parallel import ParallelOptions
 from bench.toolchain.warmup import prefetching
 
 
+def prefetch(specs: list[str]) -> None:
+    """Start compiling, beside this process, what the engines need for any cover; returns at once.
+
+    Called before the first puzzle is encoded, so that a cold cache's
+    compilations overlap with the encoding's (FILA's sampler and one-shot
+    filters) rather than follow them.
+    """
+    with prefetching():
+        for spec in specs:
+            engine = get_engine(spec)
+            if engine.available():
+                engine.prefetch()
+
+
 def warm_up(specs: list[str], cover, settings: dict | None = None, progress=None) -> dict[str, float]:
     """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code.
 
