@@ -49,8 +49,8 @@ def drawn(stream: io.StringIO) -> list[str]:
 
 def test_run_progress_counts_engine_runs_and_names_the_puzzle_and_engine_at_hand():
     stream = Terminal()
-    progress = RunProgress(2, 3, stream=stream, width=120)
-    progress.more_puzzles(1)
+    progress = RunProgress(6, stream=stream, width=120)
+    progress.drop(-3)  # three runs more planned
     progress.puzzle("somacube.txt")
     progress.engine("cpsat", 1)
     progress.done(2)
@@ -62,7 +62,7 @@ def test_run_progress_counts_engine_runs_and_names_the_puzzle_and_engine_at_hand
 
 def test_the_bar_names_what_compiles_and_for_how_long(monkeypatch):
     stream = Terminal()
-    progress = RunProgress(1, 7, stream=stream, width=120)
+    progress = RunProgress(7, stream=stream, width=120)
     progress.puzzle("hexiamonds_6x6.txt")
     # a compilation that started 12 s ago, as warmup.ensure records it
     monkeypatch.setattr(warmup, "_now", [("fila1", warmup.time.perf_counter() - 12.4)])
@@ -74,7 +74,7 @@ def test_the_bar_names_what_compiles_and_for_how_long(monkeypatch):
 
 def test_the_bar_never_cuts_the_engine_and_shows_no_path():
     stream = Terminal()
-    progress = RunProgress(30, 7, stream=stream, width=120)
+    progress = RunProgress(210, stream=stream, width=120)
     progress.puzzle("polyspheres_square_pyramid_30_and_a_much_longer_name_than_any_bundled_one.txt#12")
     progress.engine("exact-cover:some-variant", 2)
     text = progress.description()
@@ -85,11 +85,11 @@ def test_the_bar_never_cuts_the_engine_and_shows_no_path():
 
 def test_the_bar_stands_in_for_the_compile_announcement_and_draws_nothing_without_a_terminal(capsys):
     quiet = io.StringIO()
-    progress = RunProgress(1, 1, stream=quiet)
+    progress = RunProgress(1, stream=quiet)
     progress.puzzle("a.txt")
     progress.close()
     assert quiet.getvalue() == ""
-    progress = RunProgress(1, 1, stream=Terminal())
+    progress = RunProgress(1, stream=Terminal())
     monkey = warmup._announced
     try:
         warmup._announced = False
@@ -117,10 +117,12 @@ def test_verbose_lines_read_as_words_not_python_values():
 
 def test_runs_left_out_leave_the_total_and_a_status_line_names_no_puzzle():
     stream = Terminal()
-    progress = RunProgress(3, 7, stream=stream, width=120)
-    progress.drop(7)  # a puzzle left out of the quick run
-    progress.more_puzzles(-1)  # a file that could not be read
-    assert progress.bar.total == 7
-    progress.status("writing the HTML report")
-    assert progress.description() == "writing the HTML report"
+    progress = RunProgress(21, stream=stream, width=120)
+    progress.drop(7)  # a puzzle proved unsolvable without search
+    assert progress.bar.total == 14
     progress.close()
+    status = RunProgress(None, stream=stream, width=120)
+    status.status("writing the HTML report")
+    assert status.description() == "writing the HTML report"
+    status.close()
+    assert any(state.endswith("writing the HTML report") and "runs" not in state for state in drawn(stream))

@@ -137,20 +137,20 @@ class RunProgress:
     SHOWN_AFTER = 1.0
     """A compilation (or a load) shows once it has lasted this long: a cached kernel loads in milliseconds."""
 
-    def __init__(self, puzzles: int, runs_per_puzzle: int, enabled: bool | None = None, verbose: bool = False,
-                 stream=None, width: int | None = None):
+    def __init__(self, runs: int | None, enabled: bool | None = None, verbose: bool = False, stream=None,
+                 width: int | None = None):
         self.stream = stream or sys.stderr
-        self.runs_per_puzzle = runs_per_puzzle
         self.verbose = verbose
         # the bar's line: one column short of the terminal's, so that it never wraps
         self.width = min(width or shutil.get_terminal_size().columns, summary.WIDTH) - 1
         self.puzzle_name = ""
         self.doing = ""
         self.enabled = self.stream.isatty() if enabled is None else enabled
-        # without runs to count (writing the report), a status line and its clock
-        counts = "[{bar:20}] {n_fmt}/{total_fmt} runs  " if puzzles * runs_per_puzzle else ""
+        # a status line and its clock where there are no runs to count (writing the report); a bar otherwise, even
+        # before the runs are known (a run's plan adds them)
+        counts = "[{bar:20}] {n_fmt}/{total_fmt} runs  " if runs is not None else ""
         # the width given: a terminal that reports none (a fresh pseudo-terminal) would get no bar at all from tqdm
-        self.bar = tqdm(total=puzzles * runs_per_puzzle, file=self.stream, ascii=" #", mininterval=0, leave=False,
+        self.bar = tqdm(total=runs or 0, file=self.stream, ascii=" #", mininterval=0, leave=False,
                         disable=not self.enabled, bar_format=counts + "{elapsed}  {desc}", ncols=self.width + 1)
         self._stop = threading.Event()
         self._ticker = None
@@ -186,12 +186,8 @@ class RunProgress:
         if self.enabled:
             self.bar.set_description_str(self.description(), refresh=True)
 
-    def more_puzzles(self, count: int) -> None:
-        """A file held ``count`` puzzles more than the one planned for it (-1: none, it could not be read)."""
-        self.drop(-count * self.runs_per_puzzle)
-
     def drop(self, runs: int) -> None:
-        """``runs`` engine runs planned will not be made (a puzzle left out, proved unsolvable, not encoded)."""
+        """``runs`` engine runs planned will not be made (a puzzle proved unsolvable, or not encoded); -N plans N."""
         self.bar.total -= runs
         self.draw()
 
@@ -301,6 +297,34 @@ def output_path(given: str | None) -> Path:
     return path
 
 
+def plan(files: list[str], args, specs: list[str]) -> list[tuple[str, list[tuple], list[str]]]:
+    """``(file, [(puzzle, parse seconds, expected, engine specs to run)], errors)`` of each file, before any search.
+
+    A quick run (``--skip-slow``) leaves out what ``expected.toml`` marks:
+    puzzles ``slow`` or ``quick = false``, and on a puzzle its ``slow_engines``.
+    Known before the first search, the runs planned are what the bar counts.
+    """
+    names = {spec: get_engine(spec).name for spec in specs}
+    out = []
+    for file in files:
+        errors: list[str] = []
+        chosen = []
+        for puzzle, parse_seconds in load_puzzles(file, errors, args.mirror):
+            try:
+                expected = expected_for(puzzle)
+            except BenchError as exc:
+                # the puzzle still runs, its engines compared with each other only
+                errors.append(str(exc))
+                expected = None
+            quick = args.skip_slow and expected is not None
+            if quick and not expected.in_quick_run:
+                continue
+            slow = expected.slow_engines if quick else ()
+            chosen.append((puzzle, parse_seconds, expected, [spec for spec in specs if names[spec] not in slow]))
+        out.append((file, chosen, errors))
+    return out
+
+
 def write_html_report(document: dict, path: Path) -> None:
     """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
     html_path = path.with_suffix(".html")
@@ -324,7 +348,6 @@ def write_html_report(document: dict, path: Path) -> None:
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     specs = parse_engines(args.engine)
-    names = {spec: get_engine(spec).name for spec in specs}
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
@@ -354,29 +377,20 @@ def cmd_run(args) -> int:
     files = definition_files(args.paths)
     errors: list[str] = []
     interrupted = False
-    progress = RunProgress(len(files), len(specs) * args.rounds, verbose=args.verbose)
+    progress = RunProgress(0, verbose=args.verbose)
     try:
         prefetch(specs)
-        for file in files:
-            file_errors: list[str] = []
-            puzzles = list(load_puzzles(file, file_errors, args.mirror))
-            progress.more_puzzles(len(puzzles) - 1)
-            for puzzle, parse_seconds in puzzles:
-                try:
-                    expected = expected_for(puzzle)
-                except BenchError as exc:
-                    # the puzzle still runs, its engines compared with each other only
-                    file_errors.append(str(exc))
-                    expected = None
-                if args.skip_slow and expected is not None and not expected.in_quick_run:
-                    progress.drop(len(specs) * args.rounds)
-                    continue
+        progress.status("reading the puzzles")
+        planned = plan(files, args, specs)
+        progress.drop(-sum(len(runs) for _, chosen, _ in planned for *_, runs in chosen) * args.rounds)
+        for file, chosen, file_errors in planned:
+            for puzzle, parse_seconds, expected, runs in chosen:
                 progress.puzzle(puzzle_key(puzzle))
                 try:
                     prepared = prepare(puzzle, request, configuring, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
-                    progress.drop(len(specs) * args.rounds)
+                    progress.drop(len(runs) * args.rounds)
                     continue
                 cover = prepared.cover
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
@@ -391,12 +405,9 @@ def cmd_run(args) -> int:
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
                     progress.say(proof_line(reasons))
-                    progress.drop(len(specs) * args.rounds)
+                    progress.drop(len(runs) * args.rounds)
                 else:
-                    slow = expected.slow_engines if args.skip_slow and expected is not None else ()
-                    runs = [spec for spec in specs if names[spec] not in slow]
                     rows = skipped_rows(entry, [spec for spec in specs if spec not in runs], SLOW)
-                    progress.drop((len(specs) - len(runs)) * args.rounds)
                     if runs:
                         rows += solve_rounds(entry, cover, runs, args.rounds, args.mode, args.timeout,
                                              warm_up(runs, cover, settings, progress), parallel, progress, settings)
@@ -427,7 +438,7 @@ def cmd_run(args) -> int:
         results.save(document, path)
         print(f"results written to {path}", file=sys.stderr)
         if not args.no_html and not interrupted:
-            progress = RunProgress(0, 0)
+            progress = RunProgress(None)
             progress.status("writing the HTML report")
             try:
                 write_html_report(document, path)
