@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+import textwrap
 import threading
 import time
 from dataclasses import replace
@@ -151,7 +152,7 @@ class RunProgress:
         counts = "[{bar:20}] {n_fmt}/{total_fmt} runs  " if runs is not None else ""
         # the width given: a terminal that reports none (a fresh pseudo-terminal) would get no bar at all from tqdm
         self.bar = tqdm(total=runs or 0, file=self.stream, ascii=" #", mininterval=0, leave=False,
-                        disable=not self.enabled, bar_format=counts + "{elapsed}  {desc}", ncols=self.width + 1)
+                        disable=not self.enabled, bar_format=counts + "{elapsed}  {desc}", ncols=self.width)
         self._stop = threading.Event()
         self._ticker = None
         self._watching = warmup.watched()
@@ -325,8 +326,12 @@ def plan(files: list[str], args, specs: list[str]) -> list[tuple[str, list[tuple
     return out
 
 
-def write_html_report(document: dict, path: Path) -> None:
-    """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
+def write_html_report(document: dict, path: Path) -> str:
+    """The HTML report beside the result file (``run-....html``); returns what to tell the user.
+
+    The run's outcome never depends on it: a library missing or a file that
+    cannot be written is said, not raised.
+    """
     html_path = path.with_suffix(".html")
     try:
         # lazy: the HTML report draws with matplotlib, loaded only when the report is written
@@ -336,13 +341,17 @@ def write_html_report(document: dict, path: Path) -> None:
     except ModuleNotFoundError as exc:
         if exc.name not in OPTIONAL_FOR_HTML:
             raise
-        print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
-              f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
-        return
+        return (f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
+                f"pip install -e . again); bench report --html {path} writes it later")
     except UsageError as exc:
-        print(f"bench: HTML report not written: {exc}", file=sys.stderr)
-        return
-    print(f"HTML report written to {html_path}", file=sys.stderr)
+        return f"bench: HTML report not written: {exc}"
+    return f"HTML report written to {html_path}"
+
+
+def tell(text: str) -> None:
+    """A message on standard error, wrapped at 120 columns (a path is never broken)."""
+    print("\n".join(textwrap.wrap(text, summary.WIDTH, subsequent_indent="  ", break_long_words=False,
+                                  break_on_hyphens=False)), file=sys.stderr)
 
 
 def cmd_run(args) -> int:
@@ -433,21 +442,22 @@ def cmd_run(args) -> int:
     print(summary.table(document))
     print(summary.verdict(document), flush=True)
     for message in dict.fromkeys(errors):
-        print(message, file=sys.stderr)
+        tell(message)
     if path is not None:
         results.save(document, path)
-        print(f"results written to {path}", file=sys.stderr)
+        tell(f"results written to {path}")
         if not args.no_html and not interrupted:
             progress = RunProgress(None)
             progress.status("writing the HTML report")
             try:
-                write_html_report(document, path)
+                written = write_html_report(document, path)
             finally:
                 progress.close()
+            tell(written)
     if interrupted:
         print(f"bench: stopped by {signals.signal_name(stop)}; the finished puzzles are kept", file=sys.stderr)
         return signals.exit_status(stop)
     compared = [p for p in document["validation"] if p["kind"] != INPUT]
     for problem in compared:
-        print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
+        tell(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}")
     return 1 if compared else 2 if errors else 0
