@@ -26,7 +26,6 @@ keeps a word of the user's on one line of output.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 from pathlib import Path
 from typing import Iterable
@@ -57,6 +56,9 @@ def suggestion(word: str, choices: Iterable[str]) -> str:
     >>> suggestion("zzz", ["solve", "run"])
     ''
     """
+    # lazy: only a misspelt word needs difflib, and every command's start-up would pay its import
+    import difflib
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 

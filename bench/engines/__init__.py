@@ -8,7 +8,6 @@ An engine whose library is missing is still registered but reports
 
 from __future__ import annotations
 
-import difflib
 import importlib
 
 from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, SolutionSink, Status
@@ -49,6 +48,9 @@ def get_engine(spec: str) -> Engine:
     name, _, variant = spec.strip().partition(":")
     key = name.lower()
     if key not in ENGINES:
+        # lazy: only a misspelt name needs difflib, and every solve's start-up would pay its import
+        import difflib
+
         close = difflib.get_close_matches(key, engine_names(), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise UsageError(f"unknown engine '{spec}'{hint}; expected one of: {', '.join(engine_names())}")
