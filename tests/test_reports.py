@@ -54,8 +54,56 @@ def test_the_summary_fits_120_columns_and_ends_in_one_verdict():
     assert max(map(len, text.splitlines())) <= 120
     assert "pentominoes_t" in text and "agreed" in text and "9/36" in text
     verdict = summary.verdict(doc)
-    assert verdict.startswith("2 puzzles, 7 engines: all counts agree; dlx fastest on 1")
-    assert "\n" not in verdict
+    # the dominoes' times all lie within a millisecond: only the diamond ranks
+    assert verdict == ("2 puzzles, 7 engines: counts agree on 2; dlx fastest on 1 of 2 puzzles two engines finished, "
+                       "1 too close to call")
+
+
+def one_engine_doc(expected: dict | None = None) -> dict:
+    """Three puzzles: fila alone finishes a, cpsat times out on b, and c is finished by both."""
+    doc = make_doc(engines=["fila", "cpsat"], times={"a.txt": {"fila": [0.5], "cpsat": ["timeout"]},
+                                                   "b.txt": {"fila": ["timeout"], "cpsat": ["timeout"]},
+                                                   "c.txt": {"fila": [0.1], "cpsat": [2.0]}})
+    for entry in doc["puzzles"]:
+        entry["expected"] = expected
+    return doc
+
+
+def test_fastest_counts_only_puzzles_two_engines_finished_and_open_puzzles_are_said():
+    g = summary.grid(one_engine_doc())
+    assert [r["check"] for r in g["rows"]] == ["unchecked", "open", "agreed"]
+    assert [r["fastest"] for r in g["rows"]] == [None, None, "fila"]
+    assert summary.verdict(one_engine_doc()) == ("3 puzzles, 2 engines: counts agree on 1, 1 open (no count yet), 1 "
+                                                 "unchecked; fila fastest on 1 of 1 raced; 3 timeouts")
+    assert summary.verdict(one_engine_doc(), width=200) == (
+        "3 puzzles, 2 engines: counts agree on 1, 1 open (no count yet), 1 with one source; fila fastest on 1 of 1 "
+        "puzzles two engines finished; 3 timeouts")
+
+
+def test_expected_counts_are_a_second_source():
+    doc = one_engine_doc({"unique": 9, "total": 36, "solvable": None})
+    assert [r["check"] for r in summary.grid(doc)["rows"]] == ["agreed", "open", "agreed"]
+    assert summary.verdict(doc).startswith("3 puzzles, 2 engines: counts agree on 2, 1 open (no count yet);")
+
+
+def test_a_run_that_compared_nothing_says_so():
+    doc = make_doc(engines=["fila"], times={"a.txt": {"fila": [0.5]}, "b.txt": {"fila": ["timeout"]}})
+    assert summary.verdict(doc) == ("2 puzzles, 1 engine: nothing was compared, 1 open (no count yet), 1 with one "
+                                    "source; 1 timeout")
+    empty = make_doc()
+    empty["puzzles"], empty["rows"] = [], []
+    assert summary.verdict(empty) == "0 puzzles, 7 engines: nothing was compared"
+
+
+def test_a_verdict_fits_120_columns_however_much_it_has_to_say():
+    names = {f"a_rather_long_puzzle_name_number_{k}.txt": {e: [0.5 + i] for i, e in enumerate(ENGINES)} for k in range(9)}
+    doc = make_doc(times=names)
+    for k, key in enumerate(names):
+        doc["validation"].append({"puzzle": key, "kind": "mismatch", "message": "covers disagree"})
+        doc["validation"].append({"puzzle": key, "kind": "error", "message": "x"})
+        doc["validation"].append({"puzzle": f"file{k}.txt", "kind": "input", "message": "bad"})
+    verdict = summary.verdict(doc)
+    assert len(verdict) <= 120 and verdict.startswith("9 puzzles, 7 engines: counts DISAGREE on 9 (")
 
 
 def test_times_under_the_resolution_are_neither_ranked_nor_divided():
@@ -175,7 +223,7 @@ def test_bench_run_writes_the_html_report_beside_its_json(tmp_path, capsys):
     assert status == 0, err
     # the terminal gets the compact table and one verdict line
     assert out.splitlines()[0].split() == ["puzzle", "dlx", "sat", "unique/total", "counts"]
-    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines: all counts agree")
+    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines: counts agree on 2")
     doc = json.loads(out_file.read_text())
     assert all(p["solution"]["pieces"] for p in doc["puzzles"])
     page = (tmp_path / "run.html").read_text()

@@ -281,3 +281,51 @@ def test_the_picture_is_the_solution_an_engine_sent_back_so_nothing_is_solved_tw
     assert status == 0, err
     [entry] = doc["puzzles"]
     assert "solution" not in entry and "counting engines" in entry["solution_note"]
+
+
+EVERY_ENGINE = "dlx,fila,cpsat,sat,ganak,xcover,exact-cover"
+
+
+def test_a_run_prints_the_table_and_the_verdict_only_and_no_line_over_120_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    paths = [str(DEFS / name) for name in ("pentominoes_20x3.txt", "dominoes_4x4.txt", "hexominoes_rectangles.txt")]
+    status = main(["run", "--no-save", "-e", EVERY_ENGINE, "--timeout", "1", *paths])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert err == ""  # no bar without a terminal, no warning, no line per engine
+    lines = out.splitlines()
+    # header, rule, 8 puzzles (6 rectangles of hexominoes in one file), verdict
+    assert len(lines) == 11 and lines[-1].startswith("8 puzzles, 7 engines: counts agree on 8")
+    assert max(map(len, lines)) <= 120 and lines[0].split()[1:8] == EVERY_ENGINE.split(",")
+
+
+def test_verbose_lines_are_words_within_120_columns_and_a_timed_out_row_counts_nothing(capsys, tmp_path):
+    # DLX counts the 10x6 in about a second; CP-SAT needs minutes
+    status, out, err, doc = run(capsys, tmp_path, "-v", "--no-html", "-e", "dlx,cpsat", "--timeout", "8",
+                                str(DEFS / "pentominoes_10x6.txt"), str(DEFS / "hexominoes_rectangles.txt"))
+    assert status == 0, err
+    lines = out.splitlines() + err.splitlines()
+    assert max(map(len, lines)) <= 120
+    assert not any(word in line for line in lines for word in ("None", "nan", "covers="))
+    assert "pentominoes_10x6.txt: " in err and "  dlx            round 1: solved   " in err
+    assert err.count("unsolvable without search: parity: ") == 6
+    [cpsat] = rows_of(doc, "cpsat")[:1]
+    assert cpsat["status"] == "timeout" and cpsat["unique"] is None and cpsat["total"] is None
+
+
+def test_the_quick_run_leaves_out_the_engines_a_puzzle_marks_slow(capsys, tmp_path):
+    (tmp_path / "a.txt").write_text((DEFS / "tetrahexes_4x7.txt").read_text())
+    (tmp_path / "b.txt").write_text((DEFS / "dominoes_4x4.txt").read_text())
+    (tmp_path / "expected.toml").write_text(
+        '["a.txt"]\nslow_engines = ["sat"]\nunique_mirror = 9\ntotal = 18\ngroup_mirror = 2\nsymmetry = "x"\n'
+        'source = "a test"\n\n["b.txt"]\nquick = false\nunique_mirror = 9\ntotal = 36\ngroup_mirror = 8\n'
+        'symmetry = "x"\nsource = "a test"\n')
+    status, out, err, doc = run(capsys, tmp_path, "--skip-slow", "--no-html", "-e", "dlx,sat", str(tmp_path))
+    assert status == 0, err
+    assert [p["key"] for p in doc["puzzles"]] == ["a.txt"]  # b.txt: quick = false
+    [sat] = rows_of(doc, "sat")
+    assert sat["status"] == "skipped" and "slow_engines" in sat["message"]
+    assert [line.split()[2] for line in out.splitlines() if line.startswith("a ")] == ["slow"]
+    # without --skip-slow (a path given, as here) every engine runs on every puzzle
+    status, out, err, doc = run(capsys, tmp_path, "--no-html", "-e", "dlx,sat", str(tmp_path))
+    assert status == 0 and {r["status"] for r in doc["rows"]} == {"solved"} and len(doc["puzzles"]) == 2

@@ -14,6 +14,10 @@ for the reports' pictures: nothing is solved twice.
 **Rounds** (:func:`solve_rounds`).  Engines are interleaved, each round
 starting one engine later than the one before, so slow drift of the machine
 favours none.
+
+Nothing here prints: a ``progress`` object, when given, is told what
+happens (``warming(spec)``, ``engine(spec, round_no)``, ``finished(row)``)
+and shows it as it sees fit (``bench run``'s bar, :class:`bench.cli.run.RunProgress`).
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import signal
 import time
 import traceback
 
-from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import row
 from bench.drawing.solution import Solution
 from bench.engines import Limits, Result, Settings, Status, get_engine
@@ -109,7 +112,21 @@ def solve_isolated(spec: str, cover, mode: str, timeout: float, parallel: Parall
         receive.close()
 
 
-def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, float]:
+def prefetch(specs: list[str]) -> None:
+    """Start compiling, beside this process, what the engines need for any cover; returns at once.
+
+    Called before the first puzzle is encoded, so that a cold cache's
+    compilations overlap with the encoding's (FILA's sampler and one-shot
+    filters) rather than follow them.
+    """
+    with prefetching():
+        for spec in specs:
+            engine = get_engine(spec)
+            if engine.available():
+                engine.prefetch()
+
+
+def warm_up(specs: list[str], cover, settings: dict | None = None, progress=None) -> dict[str, float]:
     """Compile (or load) what the JIT engines need for ``cover`` in this process; forked children inherit the code.
 
     On a cold cache the dearest of every engine's kernels starts compiling in
@@ -125,7 +142,12 @@ def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, 
     with prefetching():
         for spec, engine in engines.items():
             engine.prefetch(cover, settings.get(spec))
-    return {spec: engine.warm_up(cover, settings.get(spec)) for spec, engine in engines.items()}
+    seconds = {}
+    for spec, engine in engines.items():
+        if progress is not None:
+            progress.warming(spec)
+        seconds[spec] = engine.warm_up(cover, settings.get(spec))
+    return seconds
 
 
 NO_SOLUTION_BACK = ("no engine handed a solution back (a split solve and the counting engines count without "
@@ -133,8 +155,8 @@ NO_SOLUTION_BACK = ("no engine handed a solution back (a split solve and the cou
 
 
 def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, timeout: float,
-                 compile_seconds: dict, parallel: ParallelOptions | None = None,
-                 progress: RunProgress | None = None, settings: dict | None = None) -> list[dict]:
+                 compile_seconds: dict, parallel: ParallelOptions | None = None, progress=None,
+                 settings: dict | None = None) -> list[dict]:
     """All rounds of all engines on one cover (split over ``parallel`` for the engines that can split).
 
     ``settings`` maps a spec to the settings it runs with, else the defaults.
@@ -156,12 +178,8 @@ def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, t
                 entry["solution"] = Solution.from_cover(cover, result.solutions[0],
                                                         title=f"{entry['key']}: a solution").to_json()
             rows.append(row(entry, spec, round_no, result))
-            workers = rows[-1]["workers"]
-            say(f"  {spec:<14} round {round_no + 1}: {result.status.value:<8} covers={result.covers} "
-                f"solve={rows[-1]['solve'] if rows[-1]['solve'] is not None else float('nan'):.3f}s"
-                f"{f' on {workers} workers' if workers != 1 else ''} {result.message}")
             if progress is not None:
-                progress.done()
+                progress.finished(rows[-1])
     if "solution" not in entry:
         found = any((r["covers"] or 0) > 0 for r in rows)
         entry["solution_note"] = NO_SOLUTION_BACK if found else "no engine found a solution"
@@ -172,10 +190,11 @@ def static_proof_rows(entry: dict, specs: list[str], reasons: list[str]) -> list
     """Rows for a puzzle the model proves unsolvable before any search: the proof, and every engine not run."""
     proof = Result(engine="static-check", status=Status.SOLVED, covers=0, unique=0, total=0,
                    message="; ".join(reasons), timings={"solve": 0.0})
-    rows = [row(entry, "static-check", 0, proof)]
-    for spec in specs:
-        skipped = Result(engine=spec, status=Status.SKIPPED, message="not run: the static check proves it unsolvable")
-        rows.append(row(entry, spec, 0, skipped))
     entry["solution_note"] = "unsolvable, proved without search"
-    say(f"  unsolvable without search: {proof.message}")
-    return rows
+    return [row(entry, "static-check", 0, proof)] + skipped_rows(entry, specs,
+                                                                  "not run: the static check proves it unsolvable")
+
+
+def skipped_rows(entry: dict, specs: list[str], message: str) -> list[dict]:
+    """A ``skipped`` row with ``message`` for each engine of ``specs`` not run on the puzzle."""
+    return [row(entry, spec, 0, Result(engine=spec, status=Status.SKIPPED, message=message)) for spec in specs]
