@@ -3,8 +3,9 @@
 The bar appears on a terminal once the solve has run for two seconds.  Its
 total is Knuth's random-path estimate of the search tree
 (:func:`~bench.native.sampling.estimate_tree`, 1,000 paths, taken only then,
-so short solves never pay for it), so the ETA is an estimate too: it is
-redrawn as the counted nodes pass it.
+so short solves never pay for it; a search that estimates its own tree says
+so in ``estimated_nodes``), so the ETA is an estimate too: it is redrawn as
+the counted nodes pass it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ class SolveProgress:
             # here, once a solve has lasted the delay: most solves never draw a bar
             from tqdm import tqdm
 
-            self.bar = tqdm(total=max(self._estimate(), nodes + 1), initial=nodes, file=self.stream, ascii=" #",
+            # an engine whose tree is not DLX's estimates its own (the GPU engine's first-open-cell search)
+            estimate = getattr(search, "estimated_nodes", None)
+            self.bar = tqdm(total=max(self._estimate() if estimate is None else estimate, nodes + 1), initial=nodes, file=self.stream, ascii=" #",
                             unit=" nodes", unit_scale=True, mininterval=0, leave=False,
                             bar_format="[{bar:20}] {n_fmt}/~{total_fmt} nodes, {desc}  {elapsed} elapsed, "
                                        "ETA ~{remaining}")

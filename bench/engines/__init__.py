@@ -21,6 +21,7 @@ ENGINES: dict[str, str] = {
     "ganak": "bench.encoders.counting:GanakEngine",
     "xcover": "bench.external.xcover:XcoverEngine",
     "exact-cover": "bench.external.exact_cover:ExactCoverEngine",
+    "gpu": "bench.engines.gpu:GpuEngine",
 }
 """Engine name -> ``module:class``; imported only when asked for."""
 
