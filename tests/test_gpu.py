@@ -200,9 +200,9 @@ def host_walk(cover) -> tuple[int, int, np.ndarray]:
     tables = build_tables(cover)
     root = np.zeros((1, 0), dtype=np.int32)
     # no cover is deeper than the tables' width
-    n, _, _ = k.expand(root, tables.width, False, np.zeros((0, tables.width), dtype=np.int32), *tables.host_args())
+    n, _, _ = k.expand(root, tables.width, np.zeros((0, tables.width), dtype=np.int32), *tables.host_args())
     rows = np.zeros((n, tables.width), dtype=np.int32)
-    _, nodes, _ = k.expand(root, tables.width, True, rows, *tables.host_args())
+    _, nodes, _ = k.expand(root, tables.width, rows, *tables.host_args())
     # every full board is a node of its own, which the split leaves to its sub-problem
     return n, nodes + n, rows
 

@@ -231,9 +231,10 @@ class Tuning:
     mean sub-problem, between ``min_budget`` and ``max_budget``;
     ``resplit``: levels an abandoned sub-problem is split further;
     ``buffer``: the covers a launch can return at first; ``max_rows``: the
-    most sub-problems a split writes at once, and covers a launch buffers; ``launch_seconds``: what a launch should last, so that
-    limits and signals are honoured between launches; ``trials`` and
-    ``seed``: the random paths of the estimate.
+    most sub-problems a split writes at once, and covers a launch buffers;
+    ``launch_seconds``: what a launch should last, so that limits and
+    signals are honoured between launches; ``trials`` and ``seed``: the
+    random paths of the estimate.
     """
 
     split: int = 8
@@ -296,6 +297,7 @@ class GpuSearch:
                     "reruns": 0, "aborted": 0, "split_nodes": 0, "max_subproblem_nodes": 0}
         self.estimated_nodes = 0
         self.rows = tuning.buffer
+        self.most = max(tuning.max_rows, len(tables.popt))
         self.batch = 0
         self.budget = tuning.max_budget
         self.solve_seconds = 0.0
@@ -324,28 +326,42 @@ class GpuSearch:
         self.gpu["threads"] = self.threads = self.grid[0] * self.grid[1]
         self.batch = 2 * self.threads
 
-    def _split(self, parents: np.ndarray, steps: int) -> tuple[int, np.ndarray]:
-        """The sub-problems ``steps`` below at most as many ``parents`` as keep them under ``max_rows``.
+    def _expand(self, parents: np.ndarray, steps: int, guess: int) -> np.ndarray | None:
+        """The sub-problems ``steps`` below ``parents``, or None when they are more than ``max_rows``.
 
-        Returns how many parents were split, and the rows.  The nodes above
-        the rows are counted here.
+        A buffer of ``guess`` rows first, of the exact count if that was too
+        few.  The nodes above the rows are counted here.
         """
-        k, t = self.kernel, self.tables
+        k, t, most = self.kernel, self.tables, self.most
         start = time.perf_counter()
-        take = len(parents)
-        empty = np.zeros((0, parents.shape[1] + steps), dtype=np.int32)
+        room = min(max(guess, 1), most)
         while True:
-            rows, _, _ = k.expand(parents[:take], steps, False, empty, *t.host_args())
-            if rows <= self.tuning.max_rows or take == 1:
+            # zeros: untouched pages of a generous guess cost no memory
+            children = np.zeros((room, parents.shape[1] + steps), dtype=np.int32)
+            rows, nodes, attempts = k.expand(parents, steps, children, *t.host_args())
+            if rows <= room or rows > most:
                 break
-            take = (take + 1) // 2
-        children = np.zeros((rows, parents.shape[1] + steps), dtype=np.int32)
-        _, nodes, attempts = k.expand(parents[:take], steps, True, children, *t.host_args())
+            room = rows
+        self.timings["split"] += time.perf_counter() - start
+        if rows > most:
+            return None
         self.out.nodes += nodes
         self.out.attempts += attempts
         self.gpu["split_nodes"] += nodes
-        self.timings["split"] += time.perf_counter() - start
-        return take, children
+        return children[:rows]
+
+    def _split(self, pending: Pending) -> Pending:
+        """The next parents of ``pending`` split further: as many as keep their sub-problems under ``max_rows``."""
+        parents, steps = pending.rows[pending.pos:], pending.steps
+        take = len(parents)
+        while True:
+            rows = self._expand(parents[:take], steps, 64 * take)
+            if rows is not None:
+                break
+            # one parent with too many: fewer levels (one level holds at most every option, which ``most`` allows)
+            take, steps = (take + 1) // 2, steps if take > 1 else steps - 1
+        pending.pos += take
+        return Pending(rows)
 
     def _first_split(self) -> Pending:
         """The root split at the first depth whose estimated size gives every thread ``split`` sub-problems.
@@ -362,12 +378,11 @@ class GpuSearch:
         deep = np.flatnonzero(levels[1:] >= tuning.split * self.threads)
         depth = int(deep[0]) + 1 if len(deep) else int(np.argmax(levels[1:])) + 1
         root = np.zeros((1, 0), dtype=np.int32)
-        start = time.perf_counter()
-        while depth > 1 and k.expand(root, depth, False, np.zeros((0, depth), dtype=np.int32),
-                                     *t.host_args())[0] > tuning.max_rows:
+        while True:
+            rows = self._expand(root, depth, int(1.25 * levels[depth]) + 1024)
+            if rows is not None or depth == 1:
+                break
             depth -= 1
-        self.timings["split"] += time.perf_counter() - start
-        _, rows = self._split(root, depth)
         below = levels[depth:].sum() / max(levels[depth], 1.0)
         self.budget = int(min(max(tuning.balance * below, tuning.min_budget), tuning.max_budget))
         self.gpu.update(split_depth=depth, subproblems=len(rows), budget=self.budget)
@@ -514,9 +529,7 @@ class GpuSearch:
                         stack.pop()
                         continue
                     if top.steps:
-                        take, children = self._split(top.rows[top.pos:], top.steps)
-                        top.pos += take
-                        stack.append(Pending(children))
+                        stack.append(self._split(top))
                     else:
                         batch = top.rows[top.pos: top.pos + self.batch]
                         top.pos += len(batch)
@@ -574,7 +587,7 @@ def warm_host() -> float:
         t = build_tables(cover)
         k.sample_levels(1, 1, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi, t.full0, t.full1, t.two)
         root = np.zeros((1, 0), dtype=np.int32)
-        k.expand(root, 1, False, np.zeros((0, 1), dtype=np.int32), *t.host_args())
+        k.expand(root, 1, np.zeros((0, 1), dtype=np.int32), *t.host_args())
         rows = np.zeros((1, t.width), dtype=np.int32)
         k.classify_rows(rows, np.ones(1, dtype=np.int32), cover.opt_ptr, cover.opt_items, cover.n_cells,
                         cover.symmetry.cell_inv, cover.symmetry.opt_map, cover.symmetry.opt_gmask)

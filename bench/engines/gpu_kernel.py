@@ -28,8 +28,10 @@ exactly the same tree.
 more levels and writes every node it reaches there, or earlier with a
 full board, as a sub-problem: a row of placement numbers from the root,
 padded with -1.  It counts the nodes above those rows; the device counts
-each row's node and everything below it, so the parts add up.  A first
-pass counts the rows, a second writes them.  The depth is chosen from
+each row's node and everything below it, so the parts add up.  It writes
+as many rows as its buffer holds and counts them all: a buffer sized from
+the estimate takes one pass, a second pass with the count when it was too
+small.  The depth is chosen from
 Knuth's random-path estimate of the level sizes (:func:`sample_levels`):
 the first level with enough sub-problems for every resident device thread
 a few times over (:mod:`bench.engines.gpu`).
@@ -246,26 +248,27 @@ advance = njit(cache=True)(_advance)
 
 
 @njit(cache=True)
-def expand(parents, steps, fill, children, pm0, pm1, pshape, gstart, gend, hi, slack, short0, avail0, full0, full1,
-           two):
+def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, short0, avail0, full0, full1, two):
     """The sub-problems ``steps`` levels below each row of ``parents`` (see the module docstring).
 
-    Returns ``(rows, nodes, attempts)``: the rows found (written to
-    ``children``, ``parents.shape[1] + steps`` wide, when ``fill``), and
-    the nodes and attempts above them.
+    Returns ``(rows, nodes, attempts)``: how many rows there are (the
+    first ``len(children)`` of them written to ``children``, which is
+    ``parents.shape[1] + steps`` wide), and the nodes and attempts above
+    them.
     """
     bits = np.zeros(N_BITS, dtype=np.uint64)
     st = np.zeros(N_STATE, dtype=np.int64)
     cur = np.zeros(MAX_DEPTH, dtype=np.int32)
     end = np.zeros(MAX_DEPTH, dtype=np.int32)
     rem = np.zeros(max(hi.shape[0], 1), dtype=np.int32)
+    room = children.shape[0]
     rows = 0
     nodes = 0
     attempts = 0
     for i in range(parents.shape[0]):
         base = enter(parents, i, bits, st, rem, pm0, pm1, pshape, hi, slack, short0, avail0, full0, full1, two)
         while advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, steps, NEVER) != DONE:
-            if fill:
+            if rows < room:
                 d = st[T_DEPTH]
                 for t in range(base):
                     children[rows, t] = parents[i, t]
