@@ -374,3 +374,22 @@ def test_the_benchmark_interleaves_rounds_checks_counts_and_leaves_slow_baseline
     assert "| 0.0100 | 0.0200 | 0.0300 | 0.0000 |" in text
     runs["fila -w 4"] = stand_in((2, 2, 9))
     assert not run_case("20x3", "pentominoes_20x3.txt", runs, 1, 30.0, expected)["counts_agree"]
+
+
+def test_the_progress_bar_takes_the_engines_own_estimate_of_its_tree():
+    import io
+
+    from bench.cli.progress import SolveProgress
+    from bench.native.codes import N_STATE, S_COVERS, S_NODES
+
+    class Search:
+        state = np.zeros(N_STATE, dtype=np.int64)
+        estimated_nodes = 12_345
+
+    Search.state[S_NODES], Search.state[S_COVERS] = 500, 7
+    stream = io.StringIO()
+    # no cover: the DLX estimate, which needs one, is not taken
+    progress = SolveProgress(None, None, enabled=True, delay=0.0, stream=stream)
+    progress(Search())
+    progress.close()
+    assert "500/~12.3k nodes, 7 solutions" in stream.getvalue()

@@ -103,8 +103,9 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     lines.append(f"NO_FITS_TOTAL={stats.get('attempts', 0) - stats.get('fits', 0)}")
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
-    for key, value in stats.get("parallel", {}).items():
-        lines.append(f"PARALLEL_{key.upper()}={escape(value)}")
+    for group in ("parallel", "gpu"):
+        for key, value in stats.get(group, {}).items():
+            lines.append(f"{group.upper()}_{key.upper()}={escape(value)}")
     lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
