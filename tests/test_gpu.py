@@ -123,14 +123,14 @@ def test_counts_match_the_oracle_and_dlx(gpu, source, redundancy):
     assert got["timings"]["solve"] >= got["timings"]["kernel"] > 0
 
 
-def test_abandoned_and_overflowing_launches_change_nothing_counted(gpu):
+def test_cut_walks_and_overflowing_buffers_change_nothing_counted(gpu):
     plain = gpu("solve", PYRAMID, True)
-    # a budget of 3 nodes abandons nearly every sub-problem, a buffer of one cover overflows every launch
-    cut = gpu("solve", PYRAMID, True, tuning=dict(min_budget=3, max_budget=3, buffer=1, max_rows=16))
+    # a budget of 3 nodes cuts nearly every walk, buffers of one cover or row overflow every launch
+    cut = gpu("solve", PYRAMID, True, tuning=dict(min_budget=3, max_budget=3, buffer=1))
     assert tuple(cut["counts"]) == tuple(plain["counts"]) == dlx_counts(PYRAMID, True)
     for key in ("nodes", "attempts"):
         assert cut["stats"][key] == plain["stats"][key]
-    assert cut["stats"]["gpu"]["aborted"] > 0 and plain["stats"]["gpu"]["aborted"] == 0
+    assert cut["stats"]["gpu"]["cut"] > 0 and cut["stats"]["gpu"]["reruns"] > 0 and plain["stats"]["gpu"]["cut"] == 0
     assert cut["stats"]["gpu"]["max_subproblem_nodes"] <= 3 < plain["stats"]["gpu"]["max_subproblem_nodes"]
 
 
@@ -161,7 +161,7 @@ def test_every_cover_is_handed_over_once_with_its_share_of_the_total(gpu):
 
 def test_a_time_limit_or_ctrl_c_stops_between_launches_with_partial_counts(gpu):
     source = str(DEFS / "dominoes_4x4.txt")
-    # a sub-problem a launch, and a node budget of 3 so that the split goes on through many launches
+    # a launch as short as can be, and a node budget of 3 so that walks are cut and go on through many launches
     tuning = dict(launch_seconds=0.0, min_budget=3, max_budget=3)
     timed = gpu("solve", source, limits=dict(time_limit=1e-9), tuning=tuning)
     assert timed["status"] == "timeout" and 0 <= timed["counts"][0] < 36
@@ -194,17 +194,24 @@ def test_bench_solve_runs_the_engine_under_the_simulator():
 
 
 def host_walk(cover) -> tuple[int, int, np.ndarray]:
-    """The engine's search run to the leaves on the host alone: its rows (full boards), nodes and the rows."""
+    """The engine's search run to the leaves on the host alone: its leaves (full boards), nodes and their rows.
+
+    The engine's own first split (for one thread: a few sub-problems),
+    then each sub-problem walked down to its leaves.
+    """
     from bench.engines import gpu_kernel as k
+    from bench.engines.gpu import GpuSearch
 
     tables = build_tables(cover)
-    root = np.zeros((1, 0), dtype=np.int32)
-    # no cover is deeper than the tables' width
-    n, _, _ = k.expand(root, tables.width, np.zeros((0, tables.width), dtype=np.int32), *tables.host_args())
+    search = GpuSearch(cover, tables, Limits())
+    search.threads = 1
+    subs = search._first_split()
+    empty = np.zeros((0, tables.width), dtype=np.int32)
+    n, _, _ = k.expand(subs, tables.width, empty, *tables.host_args())
     rows = np.zeros((n, tables.width), dtype=np.int32)
-    _, nodes, _ = k.expand(root, tables.width, rows, *tables.host_args())
-    # every full board is a node of its own, which the split leaves to its sub-problem
-    return n, nodes + n, rows
+    _, nodes, _ = k.expand(subs, tables.width, rows, *tables.host_args())
+    # every full board is a node of its own, which the walk leaves to its row
+    return n, search.out.nodes + nodes + n, rows
 
 
 def host_counts(cover) -> tuple[int, int, int]:
@@ -220,12 +227,14 @@ def host_counts(cover) -> tuple[int, int, int]:
     return n, int(np.count_nonzero(weights)), int(weights.sum())
 
 
-QUICK_BUNDLED = ["pentominoes_20x3.txt", "pentominoes_10x6.txt", "pentominoes_12x5.txt", "somacube.txt",
-                 "tetrahexes_4x7.txt", "polyspheres_tetrahedron_20.txt", "polyspheres_square_pyramid_30.txt"]
-SLOW_BUNDLED = ["tetriscube.txt", "meteor.txt", "hexiamonds_6x6.txt", "pentominoes_15x4.txt",
-                "pentominoes_8x8_scott.txt", "pentacubes_planar_2x3x10.txt", "pentacubes_planar_2x5x6.txt",
-                "pentacubes_planar_3x4x5.txt", "hexprism_shader_triangle.txt", "pentominoes_1s_30x3.txt",
-                "pentominoes_tetrominoes_diamond_13x13.txt", "pentominoes_1s_18x5.txt"]
+# the host walks some 10 million nodes a second: the trees of the quick ones hold under 3 million (the random-path
+# estimates), the slow ones' from 13 million (2x5x6) to 14 billion (the 13x13 diamond)
+QUICK_BUNDLED = ["pentominoes_20x3.txt", "pentominoes_10x6.txt", "pentominoes_12x5.txt", "pentominoes_15x4.txt",
+                 "pentominoes_8x8_scott.txt", "pentominoes_1s_30x3.txt", "pentacubes_planar_2x3x10.txt", "somacube.txt",
+                 "tetrahexes_4x7.txt", "hexiamonds_6x6.txt", "hexprism_shader_triangle.txt",
+                 "polyspheres_tetrahedron_20.txt", "polyspheres_square_pyramid_30.txt"]
+SLOW_BUNDLED = ["meteor.txt", "pentacubes_planar_2x5x6.txt", "pentominoes_1s_18x5.txt", "pentacubes_planar_3x4x5.txt",
+                "tetriscube.txt", "pentominoes_tetrominoes_diamond_13x13.txt"]
 
 
 @needs_numba_cuda
@@ -236,7 +245,7 @@ def test_the_search_counts_the_bundled_puzzles_walked_on_the_host(name):
     cover = Cover.from_puzzle(puzzle, redundancy=True)
     covers, unique, total = host_counts(cover)
     assert (unique, total) == (expected.unique, expected.total)
-    if name in QUICK_BUNDLED:
+    if name in ("pentominoes_20x3.txt", "pentominoes_10x6.txt", "somacube.txt"):
         assert covers == get_engine("dlx").solve(cover).covers
 
 
@@ -305,19 +314,24 @@ def test_without_numba_cuda_the_engine_names_the_extra(monkeypatch):
 
 @needs_numba_cuda
 def test_the_kernel_compiles_for_hopper_where_nvvm_is_installed():
-    from numba import cuda, types
+    import numba
+    from numba import cuda
     from numba.cuda.cudadrv import nvvm
 
     from bench.engines import gpu_kernel as k
+    from bench.engines.gpu import DEVICE_TABLES, GpuSearch
 
     if not nvvm.is_available():
         pytest.skip("no NVVM here (numba-cuda[cu12] or [cu13] installs it)")
-    a = lambda t, n=1: types.Array(t, n, "C")  # noqa: E731
-    i32, u64 = types.int32, types.uint64
-    signature = (a(i32, 2), types.int64, a(u64), a(u64), a(u64), a(u64), a(i32), a(i32), a(i32), a(i32), a(i32),
-                 types.int64, u64, u64, u64, types.boolean, types.int64, types.boolean, a(types.int64), a(i32),
-                 a(i32, 2), a(i32), a(i32))
-    ptx, _ = cuda.compile_ptx(k.search_kernel.py_func, signature, cc=(9, 0))
+    cover = cover_of(PYRAMID, True)
+    tables = build_tables(cover)
+    search = GpuSearch(cover, tables, Limits())
+    # the arguments of a launch, host arrays of the same types standing for the device's
+    search.dev = {name: getattr(tables, name) for name in DEVICE_TABLES}
+    rows = np.zeros((1, tables.width), dtype=np.int32)
+    ones = np.zeros(1, dtype=np.int32)
+    arguments = search.arguments(rows, ones, 1, np.zeros(k.N_COUNTS, dtype=np.int64), rows, ones, rows, ones, ones)
+    ptx, _ = cuda.compile_ptx(k.search_kernel.py_func, tuple(numba.typeof(a) for a in arguments), cc=(9, 0))
     assert ".entry" in ptx and "atom.global.add" in ptx
 
 
@@ -345,8 +359,9 @@ def stand_in(counts, nodes=1000, status=Status.SOLVED, gpu=False, calls=None):
         stats = {"nodes": nodes}
         if gpu:
             timings.update(split=0.01, copy=0.02, kernel=0.03, classify=0.0)
-            stats["gpu"] = {"device": "stand-in", "threads": 8, "split_depth": 2, "subproblems": 40, "budget": 4096,
-                            "aborted": 1, "launches": 3, "max_subproblem_nodes": 77, "split_nodes": 100}
+            stats["gpu"] = {"device": "stand-in", "threads": 8, "first_piece": "X", "split_depth": 2,
+                            "subproblems": 40, "budget": 4096, "cut": 1, "continued": 3, "launches": 3,
+                            "max_subproblem_nodes": 77, "split_nodes": 100}
         state = Status.TIMEOUT if status == Status.TIMEOUT and limit is not None else Status.SOLVED
         return Result(engine="x", status=state, covers=counts[0], unique=counts[1], total=counts[2],
                                     stats=stats, timings=timings)
@@ -371,7 +386,7 @@ def test_the_benchmark_interleaves_rounds_checks_counts_and_leaves_slow_baseline
                configuration="redundancy X")
     text = markdown(doc)
     assert "| fila -w 1 | over 30 s |" in text and "Counts agree (with each other and expected.toml [2, 8]): yes" in text
-    assert "| 0.0100 | 0.0200 | 0.0300 | 0.0000 |" in text
+    assert "| 0.0100 | 0.0200 | 0.0300 | 0.0000 | 3e+04 | 8 | X | 2 | 40 | 4,096 | 1 | 3 | 3 | 77 |" in text
     runs["fila -w 4"] = stand_in((2, 2, 9))
     assert not run_case("20x3", "pentominoes_20x3.txt", runs, 1, 30.0, expected)["counts_agree"]
 

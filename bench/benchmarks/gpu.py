@@ -12,8 +12,9 @@ that first run is not repeated and is reported as over the limit.  Per
 runner: the whole solve's wall seconds from the prepared cover (median,
 min-max, each round), nodes, nodes per second and the median of the
 per-round ratios to the GPU; for the GPU, its split, copy, kernel and
-classification seconds apart, the kernel's own nodes per second, the split
-depth, sub-problems, abandoned ones and the busiest sub-problem.  Counts
+classification seconds apart, the kernel's own nodes per second, the piece
+its root places, the split depth, sub-problems, node budget, walks cut at
+it and the rows they left, launches and the busiest walk.  Counts
 must agree with each other and with ``defs/expected.toml``.  Writes
 ``results/gpu-CASE.json`` and ``.md``; exits 1 on any disagreement.
 
@@ -154,13 +155,16 @@ def markdown(doc: dict) -> str:
     if gpu is not None:
         g, p = gpu["gpu"], gpu["phases"]
         lines += ["", "## The GPU's solve", "",
-                  "| split s | copy s | kernel s | classify s | kernel nodes/s | threads | split depth | "
-                  "sub-problems | budget | abandoned | launches | busiest sub-problem (nodes) |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|",
+                  "- first piece: the shape the root places (else the lowest open cell); cut: walks stopped at the "
+                  "node budget, whose rest (continued rows) went to later launches; busiest: the most nodes one walk "
+                  "searched in one launch", "",
+                  "| split s | copy s | kernel s | classify s | kernel nodes/s | threads | first piece | split depth | "
+                  "sub-problems | budget | cut | continued | launches | busiest |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
                   f"| {p['split']:.4f} | {p['copy']:.4f} | {p['kernel']:.4f} | {p['classify']:.4f} | "
-                  f"{rate(gpu['kernel_nodes_per_second'])} | {g['threads']:,} | {g['split_depth']} | "
-                  f"{g['subproblems']:,} | {g['budget']:,} | {g['aborted']:,} | {g['launches']} | "
-                  f"{g['max_subproblem_nodes']:,} |"]
+                  f"{rate(gpu['kernel_nodes_per_second'])} | {g['threads']:,} | {g['first_piece'] or '-'} | "
+                  f"{g['split_depth']} | {g['subproblems']:,} | {g['budget']:,} | {g['cut']:,} | {g['continued']:,} | "
+                  f"{g['launches']} | {g['max_subproblem_nodes']:,} |"]
     return "\n".join(lines) + "\n"
 
 

@@ -227,40 +227,31 @@ class Tuning:
     """How the search is cut and launched; none of it changes the counts.
 
     ``split``: sub-problems per resident thread the first split aims at;
-    ``balance``: a sub-problem's node budget as a multiple of the estimated
-    mean sub-problem, between ``min_budget`` and ``max_budget``;
-    ``resplit``: levels an abandoned sub-problem is split further;
-    ``buffer``: the covers a launch can return at first; ``max_rows``: the
-    most sub-problems a split writes at once, and covers a launch buffers;
-    ``launch_seconds``: what a launch should last, so that limits and
-    signals are honoured between launches; ``trials`` and ``seed``: the
-    random paths of the estimate.
+    ``balance``: the nodes a sub-problem may search in one launch, as a
+    multiple of the estimated mean sub-problem, between ``min_budget`` and
+    ``max_budget``; ``buffer``: the covers and continued rows a launch can
+    return at first; ``max_rows``: the most sub-problems a launch or a
+    split holds, and covers a launch returns; ``launch_seconds``: what a
+    launch should last, so that limits and signals are honoured between
+    launches; ``trials`` and ``seed``: the random paths of the estimate.
     """
 
     split: int = 8
-    balance: float = 32.0
-    min_budget: int = 1 << 12
+    balance: float = 8.0
+    min_budget: int = 1 << 10
     max_budget: int = 1 << 16
-    resplit: int = 2
     buffer: int = 1 << 12
-    max_rows: int = 1 << 22
+    max_rows: int = 1 << 21
     launch_seconds: float = 0.2
     trials: int = 1000
     seed: int = 1
 
 
+DEVICE_TABLES = ("pm0", "pm1", "pshape", "pgmask", "popt", "gstart", "gend", "hi", "slack")
+"""The tables the kernel reads, copied to the device once per solve."""
 SIMULATOR_GRID = (2, 4)
 """The simulator's grid: every thread is a Python thread."""
 THREADS_PER_BLOCK = 128
-
-
-@dataclass
-class Pending:
-    """Rows on the search's stack: sub-problems to launch (``steps == 0``), or parents to split ``steps`` deeper."""
-
-    rows: np.ndarray
-    steps: int = 0
-    pos: int = 0
 
 
 @dataclass
@@ -293,10 +284,13 @@ class GpuSearch:
         self.pool: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.state = np.zeros(N_STATE, dtype=np.int64)
         self.timings = {"compile": 0.0, "setup": 0.0, "split": 0.0, "copy": 0.0, "kernel": 0.0, "classify": 0.0}
-        self.gpu = {"device": "", "threads": 0, "split_depth": 0, "subproblems": 0, "budget": 0, "launches": 0,
-                    "reruns": 0, "aborted": 0, "split_nodes": 0, "max_subproblem_nodes": 0}
+        self.gpu = {"device": "", "threads": 0, "first_piece": None, "split_depth": 0, "subproblems": 0, "budget": 0,
+                    "launches": 0, "reruns": 0, "cut": 0, "continued": 0, "split_nodes": 0,
+                    "max_subproblem_nodes": 0}
         self.estimated_nodes = 0
         self.rows = tuning.buffer
+        self.more = tuning.buffer
+        # a split keeps at least one level of every option
         self.most = max(tuning.max_rows, len(tables.popt))
         self.batch = 0
         self.budget = tuning.max_budget
@@ -309,16 +303,15 @@ class GpuSearch:
         cuda = self.kernel.cuda
         t = self.tables
         start = time.perf_counter()
-        self.dev = {name: cuda.to_device(getattr(t, name))
-                    for name in ("pm0", "pm1", "pshape", "pgmask", "popt", "gstart", "gend", "hi", "slack")}
+        self.dev = {name: cuda.to_device(getattr(t, name)) for name in DEVICE_TABLES}
         self.timings["copy"] += time.perf_counter() - start
         start = time.perf_counter()
-        self._run(np.full((1, 1), -1, dtype=np.int32), 0, (1, 1), timed=False)
+        self._run(np.full((1, t.width), -1, dtype=np.int32), np.full(1, -1, dtype=np.int32), 0, (1, 1), timed=False)
         self.timings["compile"] += time.perf_counter() - start
         if simulated():
             self.grid = SIMULATOR_GRID
         else:
-            [compiled] = list(self.kernel.search_kernel.overloads.values())
+            compiled = list(self.kernel.search_kernel.overloads.values())[-1]
             self.grid = (compiled.max_cooperative_grid_blocks(THREADS_PER_BLOCK), THREADS_PER_BLOCK)
         device = cuda.get_current_device()
         name = getattr(device, "name", b"simulator")
@@ -327,7 +320,7 @@ class GpuSearch:
         self.batch = 2 * self.threads
 
     def _expand(self, parents: np.ndarray, steps: int, guess: int) -> np.ndarray | None:
-        """The sub-problems ``steps`` below ``parents``, or None when they are more than ``max_rows``.
+        """The sub-problems ``steps`` below ``parents``, as full-width rows, or None when they are too many.
 
         A buffer of ``guess`` rows first, of the exact count if that was too
         few.  The nodes above the rows are counted here.
@@ -337,7 +330,7 @@ class GpuSearch:
         room = min(max(guess, 1), most)
         while True:
             # zeros: untouched pages of a generous guess cost no memory
-            children = np.zeros((room, parents.shape[1] + steps), dtype=np.int32)
+            children = np.zeros((room, t.width), dtype=np.int32)
             rows, nodes, attempts = k.expand(parents, steps, children, *t.host_args())
             if rows <= room or rows > most:
                 break
@@ -350,70 +343,78 @@ class GpuSearch:
         self.gpu["split_nodes"] += nodes
         return children[:rows]
 
-    def _split(self, pending: Pending) -> Pending:
-        """The next parents of ``pending`` split further: as many as keep their sub-problems under ``max_rows``."""
-        parents, steps = pending.rows[pending.pos:], pending.steps
-        take = len(parents)
-        while True:
-            rows = self._expand(parents[:take], steps, 64 * take)
-            if rows is not None:
-                break
-            # one parent with too many: fewer levels (one level holds at most every option, which ``most`` allows)
-            take, steps = (take + 1) // 2, steps if take > 1 else steps - 1
-        pending.pos += take
-        return Pending(rows)
+    def _first_split(self) -> np.ndarray:
+        """The sub-problems of the first launches: the tree cut where every thread gets ``split`` of them.
 
-    def _first_split(self) -> Pending:
-        """The root split at the first depth whose estimated size gives every thread ``split`` sub-problems.
-
-        The estimate also sets the node budget: ``balance`` times the
-        estimated nodes below a sub-problem.
+        The root places the piece of the shape whose placements make the
+        smallest tree, by the estimates, or fills the lowest open cell if
+        that is smaller (a shape with one piece, which every cover holds:
+        the redundancy filter's piece, most often).  The estimate also sets
+        the node budget: ``balance`` times the estimated nodes below a
+        sub-problem.
         """
         k, t, tuning = self.kernel, self.tables, self.tuning
         start = time.perf_counter()
-        levels = k.sample_levels(tuning.trials, tuning.seed, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi,
-                                 t.full0, t.full1, t.two)
+        single = np.flatnonzero((t.hi == 1) & (t.slack == 0))
+        estimates = {first: k.sample_levels(tuning.trials, tuning.seed, first, t.pm0, t.pm1, t.pshape, t.gstart,
+                                            t.gend, t.hi, t.full0, t.full1, t.two) for first in [-1, *single]}
+        first = min(estimates, key=lambda f: (estimates[f].sum(), f))
+        levels = estimates[first]
         self.timings["setup"] += time.perf_counter() - start
         self.estimated_nodes = int(levels.sum())
         deep = np.flatnonzero(levels[1:] >= tuning.split * self.threads)
         depth = int(deep[0]) + 1 if len(deep) else int(np.argmax(levels[1:])) + 1
-        root = np.zeros((1, 0), dtype=np.int32)
+        if first >= 0:
+            # the root's children: every placement of that shape, in the order of their numbers
+            roots = np.flatnonzero(t.pshape == np.uint64(first)).astype(np.int32)[:, None]
+            self.out.nodes += 1
+            self.out.attempts += len(roots)
+            self.gpu["split_nodes"] += 1
+            self.gpu["first_piece"] = self.cover.item_names[self.cover.n_cells + int(first)]
+        else:
+            roots = np.zeros((1, 0), dtype=np.int32)
         while True:
-            rows = self._expand(root, depth, int(1.25 * levels[depth]) + 1024)
-            if rows is not None or depth == 1:
+            steps = depth - roots.shape[1]
+            if steps == 0:
+                rows = np.full((len(roots), t.width), -1, dtype=np.int32)
+                rows[:, :roots.shape[1]] = roots
+                break
+            rows = self._expand(roots, steps, int(1.25 * levels[depth]) + 1024)
+            if rows is not None:
                 break
             depth -= 1
         below = levels[depth:].sum() / max(levels[depth], 1.0)
         self.budget = int(min(max(tuning.balance * below, tuning.min_budget), tuning.max_budget))
         self.gpu.update(split_depth=depth, subproblems=len(rows), budget=self.budget)
-        return Pending(rows)
+        return rows
 
     # -- launches
 
-    def _run(self, subs: np.ndarray, n: int, grid: tuple, timed: bool = True) -> tuple:
-        """One launch over ``subs[:n]`` with the solution buffer as it is; returns the host copies it needs.
+    def _run(self, subs: np.ndarray, starts: np.ndarray, n: int, grid: tuple, timed: bool = True) -> tuple:
+        """One launch over ``subs[:n]`` with the buffers as they are; returns the host copies it needs.
 
         ``timed``: its copies and kernel count in the copy and kernel seconds
         (not the launch that compiles the kernel).
         """
-        cuda, k, t, d = self.kernel.cuda, self.kernel, self.tables, self.dev
+        cuda, k, t = self.kernel.cuda, self.kernel, self.tables
         start = time.perf_counter()
-        d_subs = cuda.to_device(subs)
+        d_subs, d_starts = cuda.to_device(subs), cuda.to_device(starts)
         counts = cuda.to_device(np.zeros(k.N_COUNTS, dtype=np.int64))
-        aborted = cuda.device_array(max(n, 1), dtype=np.int32)
+        more = cuda.device_array((self.more, t.width), dtype=np.int32)
+        more_starts = cuda.device_array(self.more, dtype=np.int32)
         sol_buf = cuda.device_array((self.rows, t.width), dtype=np.int32)
         sol_len = cuda.device_array(self.rows, dtype=np.int32)
         sol_sub = cuda.device_array(self.rows, dtype=np.int32)
         copied = time.perf_counter()
-        k.search_kernel[grid](d_subs, n, d["pm0"], d["pm1"], d["pshape"], d["pgmask"], d["popt"], d["gstart"],
-                              d["gend"], d["hi"], d["slack"], t.short0, t.avail0, t.full0, t.full1, t.two, self.budget,
-                              self.store_all, counts, aborted, sol_buf, sol_len, sol_sub)
+        k.search_kernel[grid](*self.arguments(d_subs, d_starts, n, counts, more, more_starts, sol_buf, sol_len,
+                                              sol_sub))
         cuda.synchronize()
         ran = time.perf_counter()
         host = counts.copy_to_host()
         stored = int(min(host[k.C_STORED], self.rows))
-        n_aborted = int(host[k.C_ABORTED])
-        out = (host, np.sort(aborted[:n_aborted].copy_to_host()) if n_aborted else np.zeros(0, dtype=np.int32),
+        continued = int(min(host[k.C_MORE], self.more))
+        out = (host, more[:continued].copy_to_host() if continued else np.zeros((0, t.width), dtype=np.int32),
+               more_starts[:continued].copy_to_host() if continued else np.zeros(0, dtype=np.int32),
                sol_buf[:stored].copy_to_host() if stored else np.zeros((0, t.width), dtype=np.int32),
                sol_len[:stored].copy_to_host() if stored else np.zeros(0, dtype=np.int32),
                sol_sub[:stored].copy_to_host() if stored else np.zeros(0, dtype=np.int32))
@@ -422,43 +423,50 @@ class GpuSearch:
             self.timings["kernel"] += ran - copied
         return out
 
-    def _launch(self, subs: np.ndarray) -> np.ndarray:
-        """Search ``subs`` on the device and count what they hold; returns the indices of the abandoned ones.
+    def arguments(self, subs, starts, n: int, counts, more, more_starts, sol_buf, sol_len, sol_sub) -> tuple:
+        """The kernel's arguments: a launch's arrays, with the tables (``self.dev``) and the search's scalars."""
+        t, d = self.tables, self.dev
+        return (subs, starts, n, d["pm0"], d["pm1"], d["pshape"], d["pgmask"], d["popt"], d["gstart"], d["gend"],
+                d["hi"], d["slack"], t.short0, t.avail0, t.full0, t.full1, t.two, self.budget, self.store_all, counts,
+                more, more_starts, sol_buf, sol_len, sol_sub)
 
-        A launch whose covers overflow the buffer runs again with a larger
-        one; past ``max_rows`` covers it runs in halves, and a single
-        sub-problem with that many is abandoned, to be split further.
+    def _launch(self, subs: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Search ``subs`` on the device and count what they hold; returns the rows (and starts) left to search.
+
+        A launch whose covers or continued rows overflow their buffers runs
+        again with larger ones; past ``max_rows`` covers it runs in halves
+        (a sub-problem finds at most its node budget of them).
         """
         k, tuning = self.kernel, self.tuning
         while True:
             start = time.perf_counter()
-            counts, aborted, rows, lengths, origin = self._run(subs, len(subs), self.grid)
+            counts, more, more_starts, rows, lengths, origin = self._run(subs, starts, len(subs), self.grid)
             elapsed = time.perf_counter() - start
             self.gpu["launches"] += 1
-            wanted = int(counts[k.C_STORED])
-            if wanted <= self.rows:
+            wanted, continued = int(counts[k.C_STORED]), int(counts[k.C_MORE])
+            if wanted <= self.rows and continued <= self.more:
                 break
             self.gpu["reruns"] += 1
-            if wanted <= tuning.max_rows:
-                self.rows = min(max(wanted + wanted // 4, 2 * self.rows), tuning.max_rows)
-            elif len(subs) > 1:
+            if continued > self.more:
+                self.more = continued + continued // 4
+            if wanted > tuning.max_rows:
                 half = len(subs) // 2
-                return np.concatenate([self._launch(subs[:half]), half + self._launch(subs[half:])])
-            else:
-                return np.zeros(1, dtype=np.int32)
-        if len(aborted):
-            keep = ~np.isin(origin, aborted)
-            rows, lengths, origin = rows[keep], lengths[keep], origin[keep]
-            self.gpu["aborted"] += len(aborted)
+                first = self._launch(subs[:half], starts[:half])
+                second = self._launch(subs[half:], starts[half:])
+                return np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
+            if wanted > self.rows:
+                self.rows = min(max(wanted + wanted // 4, 2 * self.rows), tuning.max_rows)
         self.out.nodes += int(counts[k.C_NODES])
         self.out.attempts += int(counts[k.C_ATTEMPTS])
+        self.gpu["cut"] += int(counts[k.C_CUT])
+        self.gpu["continued"] += continued
         self.gpu["max_subproblem_nodes"] = max(self.gpu["max_subproblem_nodes"], int(counts[k.C_MAX_NODES]))
         self._count(int(counts[k.C_COVERS]), int(counts[k.C_TRIVIAL]), rows, lengths, origin)
         # launches of about launch_seconds: at most 8 times the last, at least one sub-problem per thread
         per = elapsed / max(len(subs), 1)
         self.batch = int(min(max(tuning.launch_seconds / max(per, 1e-9), self.threads), 8 * max(self.batch, 1),
                              tuning.max_rows))
-        return aborted
+        return more, more_starts
 
     def _count(self, covers: int, trivial: int, rows: np.ndarray, lengths: np.ndarray, origin: np.ndarray) -> None:
         """Count one launch's covers: the device's counts, the returned covers classified here."""
@@ -513,36 +521,42 @@ class GpuSearch:
     # -- the run
 
     def run(self) -> Status:
-        """Search until done, a limit or a signal stops it; every cover found by then is handed over."""
+        """Search until done, a limit or a signal stops it; every cover found by then is handed over.
+
+        Rows a launch leaves to search go first into the next one, beside
+        the next sub-problems of the split; under a solution limit they
+        have the next launches to themselves, so that once none is left,
+        every cover before the next sub-problem has been found.
+        """
         status = Status.SOLVED
         begin = time.perf_counter()
         limits = self.limits
         monitor = _monitor()
+        mix = limits.max_solutions is None
         try:
             with signals.polled():
                 self._device()
                 start = time.perf_counter()
-                stack = [self._first_split()]
-                while stack:
-                    top = stack[-1]
-                    if top.pos >= len(top.rows):
-                        stack.pop()
-                        continue
-                    if top.steps:
-                        stack.append(self._split(top))
-                    else:
-                        batch = top.rows[top.pos: top.pos + self.batch]
-                        top.pos += len(batch)
-                        aborted = self._launch(batch)
-                        if len(aborted):
-                            stack.append(Pending(batch[aborted], self.tuning.resplit))
+                split = self._first_split()
+                pos = 0
+                carry = np.zeros((0, self.tables.width), dtype=np.int32)
+                carry_starts = np.zeros(0, dtype=np.int32)
+                while pos < len(split) or len(carry):
+                    subs, starts = carry[: self.batch], carry_starts[: self.batch]
+                    carry, carry_starts = carry[self.batch:], carry_starts[self.batch:]
+                    if mix or not len(subs):
+                        fresh = split[pos: pos + self.batch - len(subs)]
+                        pos += len(fresh)
+                        subs = np.concatenate([subs, fresh])
+                        starts = np.concatenate([starts, np.full(len(fresh), -1, dtype=np.int32)])
+                    more, more_starts = self._launch(subs, starts)
+                    carry, carry_starts = np.concatenate([carry, more]), np.concatenate([carry_starts, more_starts])
                     self.state[S_NODES] = self.out.nodes
                     self.state[S_COVERS] = self.out.covers + sum(len(r) for r, _, _ in self.pool)
-                    # every sub-problem before the next has been searched when nothing split further is pending
-                    settled = all(p.pos >= len(p.rows) for p in stack[1:])
                     if signals.stop_requested() is not None:
                         status = Status.INTERRUPTED
-                    elif limits.max_solutions is not None and settled and self.state[S_COVERS] >= limits.max_solutions:
+                    elif limits.max_solutions is not None and not len(carry) and \
+                            self.state[S_COVERS] >= limits.max_solutions:
                         status = Status.LIMIT
                     elif limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
                         status = Status.TIMEOUT
@@ -585,7 +599,7 @@ def warm_host() -> float:
 
         cover = Cover.from_options([[0, 1, 2]], [1, 1, 1], n_cells=2)
         t = build_tables(cover)
-        k.sample_levels(1, 1, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi, t.full0, t.full1, t.two)
+        k.sample_levels(1, 1, -1, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi, t.full0, t.full1, t.two)
         root = np.zeros((1, 0), dtype=np.int32)
         k.expand(root, 1, np.zeros((0, 1), dtype=np.int32), *t.host_args())
         rows = np.zeros((1, t.width), dtype=np.int32)

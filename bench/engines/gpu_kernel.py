@@ -14,6 +14,15 @@ is used up leaves the ``avail`` bit mask.  A full board is a cover once
 every shape has reached its lower bound (``short``: pieces still owed to
 the lower bounds, which spare pieces make smaller than the pieces left).
 
+**The first piece.**  Below the root the search fills the lowest open
+cell, whatever is on the board, so the root may place any piece first:
+the host estimates the tree (Knuth's random paths, :func:`sample_levels`)
+with each shape that has exactly one piece, which every cover holds, placed
+at the root, and without, and keeps the smallest: on 10x6's cover as FILA's
+automatic configuration makes it, the X of the redundancy filter (7
+images) first makes 2,091,216 nodes (FILA's own tree, which DLX starts with
+the X), filling from the corner 17,641,623.
+
 **One search, three targets.**  :func:`_advance` runs the depth-first
 search from its saved state until an event (a cover, a node at the split
 depth, a spent node budget, the end) with an explicit stack: ``cur[d]`` is
@@ -21,8 +30,8 @@ the placement tried at depth ``d``, ``end[d]`` the end of its run.  The
 same Python function is compiled by numba for the host (the split, with
 :func:`expand`) and by numba-cuda for the device (:func:`search_kernel`),
 where only the count of trailing zeros and the functions it calls differ
-(:func:`_retarget`); the CUDA simulator runs it as Python.  So the split and the device visit
-exactly the same tree.
+(:func:`_retarget`); the CUDA simulator runs it as Python.  So the split
+and the device visit exactly the same tree.
 
 **The split.**  :func:`expand` walks each parent's subtree down ``steps``
 more levels and writes every node it reaches there, or earlier with a
@@ -31,20 +40,23 @@ padded with -1.  It counts the nodes above those rows; the device counts
 each row's node and everything below it, so the parts add up.  It writes
 as many rows as its buffer holds and counts them all: a buffer sized from
 the estimate takes one pass, a second pass with the count when it was too
-small.  The depth is chosen from
-Knuth's random-path estimate of the level sizes (:func:`sample_levels`):
-the first level with enough sub-problems for every resident device thread
-a few times over (:mod:`bench.engines.gpu`).
+small.  The depth is the first level the estimate gives enough
+sub-problems for every resident device thread a few times over
+(:mod:`bench.engines.gpu`).
 
 **Work distribution.**  A grid of resident threads (as many blocks as fit
 on every multiprocessor at once) pulls sub-problems from an atomic counter
-(``counts[C_NEXT]``) and finishes each with :func:`_advance`, its stacks in
-local memory.  A sub-problem whose nodes pass the launch's budget is
-abandoned (its counts are dropped; its index goes to ``aborted``) and the
-host splits it further and launches its pieces, so no thread holds a
-launch up for long: the largest sub-problems are cut finer exactly where
-the tree is deep.  Counts are accumulated per thread and added to the
-launch's ``counts`` once, when the thread runs out of work.
+(``counts[C_NEXT]``) and searches each with :func:`_advance`, its stacks in
+local memory, for at most the launch's node budget.  A walk that reaches
+the budget stops before its next node and writes what it has not searched
+as new rows (``more``): that node, then for each level from the deepest up
+the placements after the one it had tried (a row whose ``starts`` entry
+says where its first level resumes; its node was counted already).  The
+host puts them into the next launch, before the split's next
+sub-problems, so no thread holds a launch up for long and a deep subtree is
+cut into pieces that other threads take: nothing is searched twice.
+Counts are accumulated per thread and added to the launch's ``counts``
+once, when the thread runs out of work.
 
 **Covers.**  A cover's symmetry mask (the AND of its options' group masks)
 decides most covers at once: 1 means no other group element keeps it in
@@ -53,8 +65,8 @@ in ``C_TRIVIAL``).  The others, and every cover when the caller wants them
 all (solutions, a solution limit), are written to ``sol_buf`` as option
 numbers with the sub-problem they came from, and the host classifies them
 exactly (:func:`classify_rows`, :func:`~bench.models.canonical.classify_cover`).
-A buffer too small for a launch is noticed from ``counts[C_STORED]`` and
-the launch is run again with a larger one.
+A buffer too small for a launch is noticed from ``counts[C_STORED]`` (or
+``counts[C_MORE]``) and the launch is run again with a larger one.
 """
 
 from __future__ import annotations
@@ -84,8 +96,8 @@ N_BITS = 3
 T_PHASE, T_DEPTH, T_SHORT, T_NODES, T_ATTEMPTS = range(5)
 N_STATE = 5
 # slots of a launch's counters
-C_NEXT, C_COVERS, C_TRIVIAL, C_NODES, C_ATTEMPTS, C_STORED, C_ABORTED, C_MAX_NODES = range(8)
-N_COUNTS = 8
+C_NEXT, C_COVERS, C_TRIVIAL, C_NODES, C_ATTEMPTS, C_STORED, C_MORE, C_CUT, C_MAX_NODES = range(9)
+N_COUNTS = 9
 
 ctz64 = lazy("bench.native.bitfield_overloads", "_ctz")
 
@@ -116,8 +128,15 @@ def _place(k, occ0, occ1, avail, short, rem, pm0, pm1, pshape, slack, two):
     return occ0, occ1, avail, short
 
 
-def _enter(subs, i, bits, st, rem, pm0, pm1, pshape, hi, slack, short0, avail0, full0, full1, two):
-    """Set the walk's state to sub-problem ``subs[i]`` (its placements, -1 padded); returns how many it has."""
+def _enter(subs, starts, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi, slack, short0, avail0, full0, full1,
+           two):
+    """Set the walk's state to sub-problem ``i``; returns how many placements its row holds.
+
+    Row ``subs[i]`` holds the placements from the root, -1 padded.  With
+    ``starts[i] < 0`` the walk starts at that node, counting it; otherwise
+    the node was counted where an earlier walk was cut, and the walk tries
+    its lowest open cell's placements from ``starts[i]`` on.
+    """
     for s in range(hi.shape[0]):
         rem[s] = hi[s]
     occ0 = ~full0
@@ -135,6 +154,13 @@ def _enter(subs, i, bits, st, rem, pm0, pm1, pshape, hi, slack, short0, avail0, 
     bits[B_OCC1] = occ1
     bits[B_AVAIL] = avail
     st[T_PHASE] = FORWARD
+    start = starts[i]
+    if start >= 0:
+        free = ~occ0
+        b = np.uint64(ctz64(free)) if free != np.uint64(0) else np.uint64(64 + ctz64(~occ1))
+        cur[0] = start
+        end[0] = gend[b]
+        st[T_PHASE] = SCAN
     st[T_DEPTH] = 0
     st[T_SHORT] = short
     st[T_NODES] = 0
@@ -146,9 +172,9 @@ def _advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two
     """Walk on from the saved state until an event; returns DONE, COVER, FRONTIER or BUDGET.
 
     ``stop_depth >= 0`` (the split): a node that deep, or with a full
-    board, is a FRONTIER, not counted, and not entered.  Otherwise the node
-    is counted; the one past ``budget`` nodes is a BUDGET, and the walk
-    cannot go on; a full board is a COVER when no lower bound is owed.  After
+    board, is a FRONTIER, not counted, and not entered.  Otherwise a node
+    past the ``budget`` is a BUDGET, not counted, and the walk cannot go on;
+    the others are counted, a full board a COVER when no lower bound is owed.  After
     COVER or FRONTIER the placements of the node are ``cur[:st[T_DEPTH]]``
     and the next call resumes the walk.  ``two``: the board has a second
     word (``pm1``, ``bits[B_OCC1]``).
@@ -174,10 +200,10 @@ def _advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two
                 phase = BACK
                 event = FRONTIER
                 break
-            nodes += 1
-            if nodes > budget:
+            if nodes >= budget:
                 event = BUDGET
                 break
+            nodes += 1
             if full:
                 phase = BACK
                 if short == 0:
@@ -252,21 +278,23 @@ def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, 
     """The sub-problems ``steps`` levels below each row of ``parents`` (see the module docstring).
 
     Returns ``(rows, nodes, attempts)``: how many rows there are (the
-    first ``len(children)`` of them written to ``children``, which is
-    ``parents.shape[1] + steps`` wide), and the nodes and attempts above
-    them.
+    first ``len(children)`` of them written to ``children``, whose rows
+    hold the longest path: :attr:`~bench.engines.gpu.Tables.width`), and
+    the nodes and attempts above them.
     """
     bits = np.zeros(N_BITS, dtype=np.uint64)
     st = np.zeros(N_STATE, dtype=np.int64)
     cur = np.zeros(MAX_DEPTH, dtype=np.int32)
     end = np.zeros(MAX_DEPTH, dtype=np.int32)
     rem = np.zeros(max(hi.shape[0], 1), dtype=np.int32)
+    fresh = np.full(parents.shape[0], -1, dtype=np.int32)
     room = children.shape[0]
     rows = 0
     nodes = 0
     attempts = 0
     for i in range(parents.shape[0]):
-        base = enter(parents, i, bits, st, rem, pm0, pm1, pshape, hi, slack, short0, avail0, full0, full1, two)
+        base = enter(parents, fresh, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi, slack, short0, avail0,
+                     full0, full1, two)
         while advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, steps, NEVER) != DONE:
             if rows < room:
                 d = st[T_DEPTH]
@@ -283,11 +311,13 @@ def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, 
 
 
 @njit(cache=True)
-def sample_levels(trials, seed, pm0, pm1, pshape, gstart, gend, hi, full0, full1, two):
+def sample_levels(trials, seed, first, pm0, pm1, pshape, gstart, gend, hi, full0, full1, two):
     """Knuth's estimate of the nodes at each depth, from ``trials`` random paths (generator seeded with ``seed``).
 
     Entry ``d`` of the result estimates the nodes ``d`` placements deep (a
-    full board included, whatever it owes to lower bounds).
+    full board included, whatever it owes to lower bounds).  ``first >= 0``:
+    the root places a piece of shape ``first`` anywhere, the levels below
+    fill the lowest open cell.
     """
     np.random.seed(seed)
     one = np.uint64(1)
@@ -310,9 +340,12 @@ def sample_levels(trials, seed, pm0, pm1, pshape, gstart, gend, hi, full0, full1
         while (~occ0) != zero or (two and (~occ1) != zero):
             free = ~occ0
             b = ctz64(free) if free != zero else 64 + ctz64(~occ1)
+            lo, hi_k = (0, pm0.shape[0]) if d == 0 and first >= 0 else (gstart[b], gend[b])
             n = 0
-            for k in range(gstart[b], gend[b]):
-                if ((avail >> pshape[k]) & one) != zero and (pm0[k] & occ0) == zero and (pm1[k] & occ1) == zero:
+            for k in range(lo, hi_k):
+                s = pshape[k]
+                if (first < 0 or d > 0 or s == first) and ((avail >> s) & one) != zero and \
+                        (pm0[k] & occ0) == zero and (pm1[k] & occ1) == zero:
                     fitting[n] = k
                     n += 1
             if n == 0:
@@ -356,14 +389,19 @@ def device_ctz64(x):
 
 
 device_place = cuda.jit(device=True, inline="always")(_place)
-device_enter = cuda.jit(device=True, inline="always")(_retarget(_enter, place=device_place))
+device_enter = cuda.jit(device=True, inline="always")(_retarget(_enter, ctz64=device_ctz64, place=device_place))
 device_advance = cuda.jit(device=True, inline="always")(_retarget(_advance, ctz64=device_ctz64, place=device_place))
 
 
 @cuda.jit(cache=True)
-def search_kernel(subs, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, gend, hi, slack, short0, avail0, full0,
-                  full1, two, budget, store_all, counts, aborted, sol_buf, sol_len, sol_sub):
-    """Search sub-problems ``subs[:n_subs]`` to the end (see the module docstring); counts go to ``counts``."""
+def search_kernel(subs, starts, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, gend, hi, slack, short0, avail0, full0,
+                  full1, two, budget, store_all, counts, more, more_starts, sol_buf, sol_len, sol_sub):
+    """Search sub-problems ``subs[:n_subs]`` (see the module docstring); counts go to ``counts``.
+
+    A walk cut at the node budget leaves what it had not searched as rows
+    of ``more`` (``more_starts`` as ``starts``), in search order: the node
+    it stopped at, then the rest of each level from the deepest up.
+    """
     bits = cuda.local.array(N_BITS, types.uint64)
     st = cuda.local.array(N_STATE, types.int64)
     cur = cuda.local.array(MAX_DEPTH, types.int32)
@@ -371,6 +409,8 @@ def search_kernel(subs, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, gend, hi
     rem = cuda.local.array(MAX_SHAPES, types.int32)
     one = np.uint64(1)
     cap = sol_buf.shape[0]
+    room = more.shape[0]
+    width = more.shape[1]
     covers = 0
     trivial = 0
     nodes = 0
@@ -380,9 +420,8 @@ def search_kernel(subs, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, gend, hi
         i = cuda.atomic.add(counts, C_NEXT, 1)
         if i >= n_subs:
             break
-        base = device_enter(subs, i, bits, st, rem, pm0, pm1, pshape, hi, slack, short0, avail0, full0, full1, two)
-        found = 0
-        plain = 0
+        base = device_enter(subs, starts, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi, slack, short0,
+                            avail0, full0, full1, two)
         event = device_advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, -1, budget)
         while event == COVER:
             d = st[T_DEPTH]
@@ -391,9 +430,9 @@ def search_kernel(subs, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, gend, hi
                 mask &= pgmask[subs[i, t]]
             for t in range(d):
                 mask &= pgmask[cur[t]]
-            found += 1
+            covers += 1
             if mask == one:
-                plain += 1
+                trivial += 1
             if store_all or mask != one:
                 slot = cuda.atomic.add(counts, C_STORED, 1)
                 if slot < cap:
@@ -405,13 +444,30 @@ def search_kernel(subs, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, gend, hi
                     sol_sub[slot] = i
             event = device_advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, -1, budget)
         if event == BUDGET:
-            aborted[cuda.atomic.add(counts, C_ABORTED, 1)] = i
-        else:
-            covers += found
-            trivial += plain
-            nodes += st[T_NODES]
-            attempts += st[T_ATTEMPTS]
-            most = max(most, st[T_NODES])
+            d = st[T_DEPTH]
+            n = 1
+            for t in range(d):
+                if cur[t] + 1 < end[t]:
+                    n += 1
+            slot = cuda.atomic.add(counts, C_MORE, n)
+            if slot + n <= room:
+                # the node it stopped at, then the rest of each level, deepest first: search order
+                level = d
+                while level >= 0:
+                    if level == d or cur[level] + 1 < end[level]:
+                        for t in range(base):
+                            more[slot, t] = subs[i, t]
+                        for t in range(level):
+                            more[slot, base + t] = cur[t]
+                        for t in range(base + level, width):
+                            more[slot, t] = -1
+                        more_starts[slot] = -1 if level == d else cur[level] + 1
+                        slot += 1
+                    level -= 1
+            cuda.atomic.add(counts, C_CUT, 1)
+        nodes += st[T_NODES]
+        attempts += st[T_ATTEMPTS]
+        most = max(most, st[T_NODES])
     cuda.atomic.add(counts, C_COVERS, covers)
     cuda.atomic.add(counts, C_TRIVIAL, trivial)
     cuda.atomic.add(counts, C_NODES, nodes)
