@@ -28,12 +28,10 @@ from bench.engines.gpu import SIMULATOR, build_tables, unsupported
 from bench.errors import Unsupported
 from bench.models.canonical import SolutionCounter
 from bench.models.expected import expected_for
+import gpu_worker
 from conftest import DATA, DEFS, ROOT
-from gpu_worker import cover_of
 from reference import enumerate_covers
 from strategies import tiled_puzzles
-
-import gpu_worker
 
 NUMBA_CUDA = importlib.util.find_spec("numba_cuda") is not None
 needs_numba_cuda = pytest.mark.skipif(not NUMBA_CUDA, reason="numba-cuda is not installed (the gpu extra)")
@@ -99,7 +97,7 @@ def gpu(request):
 
 
 def dlx_counts(source, redundancy=None):
-    result = get_engine("dlx").solve(cover_of(source, redundancy))
+    result = get_engine("dlx").solve(gpu_worker.cover_of(source, redundancy))
     return result.covers, result.unique, result.total
 
 
@@ -114,7 +112,7 @@ def test_counts_match_the_oracle_and_dlx(gpu, source, redundancy):
     got = gpu("solve", source, redundancy)
     assert got["status"] == "solved"
     assert tuple(got["counts"]) == dlx_counts(source, redundancy)
-    assert got["counts"][0] == len(enumerate_covers(cover_of(source, redundancy)))
+    assert got["counts"][0] == len(enumerate_covers(gpu_worker.cover_of(source, redundancy)))
     if "\n" not in source:
         expected = expected_for(bench.load(source)[0])
         assert tuple(got["counts"][1:]) == (expected.unique, expected.total)
@@ -135,7 +133,7 @@ def test_cut_walks_and_overflowing_buffers_change_nothing_counted(gpu):
 
 
 def test_a_solution_limit_keeps_the_first_covers_in_search_order_however_the_search_is_cut(gpu):
-    cover = cover_of(PYRAMID, True)
+    cover = gpu_worker.cover_of(PYRAMID, True)
     runs = [gpu("solve", PYRAMID, True, limits=dict(max_solutions=40, keep_solutions=5), collect=True,
                 tuning=tuning) for tuning in ({}, dict(min_budget=3, max_budget=3, buffer=1), dict(split=1, buffer=2))]
     handed = [[tuple(s) for batch, _ in run["handed"] for s in batch] for run in runs]
@@ -153,7 +151,7 @@ def test_every_cover_is_handed_over_once_with_its_share_of_the_total(gpu):
     got = gpu("solve", source, True, limits=dict(keep_solutions=3), collect=True, tuning=dict(buffer=1))
     covers = [tuple(sorted(s)) for batch, _ in got["handed"] for s in batch]
     weights = [w for _, batch in got["handed"] for w in batch]
-    cover = cover_of(source, True)
+    cover = gpu_worker.cover_of(source, True)
     assert len(set(covers)) == len(covers) == got["counts"][0] and all(cover.verify_solution(c) for c in covers)
     assert (np.count_nonzero(weights), sum(weights)) == tuple(got["counts"][1:]) == (10, 80)
     assert len(got["solutions"]) == 3
@@ -175,7 +173,7 @@ def test_a_time_limit_or_ctrl_c_stops_between_launches_with_partial_counts(gpu):
           deadline=None)
 def test_random_tilings_of_every_lattice_match_dlx(simulator, text, redundancy):
     # the simulator runs some 10,000 nodes a second: larger trees are left to the device's run
-    assume(host_walk(cover_of(text, redundancy or None))[1] < 3000)
+    assume(host_walk(gpu_worker.cover_of(text, redundancy or None))[1] < 3000)
     got = simulator.apply(gpu_worker.solve, (text, redundancy or None))
     assert got["status"] == "solved" and tuple(got["counts"]) == dlx_counts(text, redundancy or None)
 
@@ -323,7 +321,7 @@ def test_the_kernel_compiles_for_hopper_where_nvvm_is_installed():
 
     if not nvvm.is_available():
         pytest.skip("no NVVM here (numba-cuda[cu12] or [cu13] installs it)")
-    cover = cover_of(PYRAMID, True)
+    cover = gpu_worker.cover_of(PYRAMID, True)
     tables = build_tables(cover)
     search = GpuSearch(cover, tables, Limits())
     # the arguments of a launch, host arrays of the same types standing for the device's

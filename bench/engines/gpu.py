@@ -56,9 +56,8 @@ class Tables:
     (``place_of`` is its inverse); ``gstart[b]:gend[b]`` the run of bit
     ``b``.  Per shape: ``hi`` the pieces, ``slack`` the spare ones
     (``hi - lo``); ``short0`` the pieces owed to the lower bounds,
-    ``avail0`` the shapes with pieces, ``full0``/``full1`` the board's bits.
-    ``trivial``: every cover has a group mask of 1 (an item every cover
-    needs is covered only by options no other group element keeps).
+    ``avail0`` the shapes with pieces, ``full0``/``full1`` the board's bits;
+    ``width`` the most placements a cover holds, ``order`` the group's.
     """
 
     pm0: np.ndarray
@@ -78,7 +77,6 @@ class Tables:
     two: bool
     width: int
     order: int
-    trivial: bool
 
     def host_args(self) -> tuple:
         """The arrays the split takes after its own, in :func:`~bench.engines.gpu_kernel.expand`'s order."""
@@ -136,28 +134,23 @@ def build_tables(cover) -> Tables:
     perm = np.lexsort((np.arange(n_options), shape, lowest))
     place_of = np.empty(n_options, dtype=np.int32)
     place_of[perm] = np.arange(n_options, dtype=np.int32)
-    gend = np.cumsum(np.bincount(lowest, minlength=MAX_CELLS)).astype(np.int32)
-    gstart = (gend - np.bincount(lowest, minlength=MAX_CELLS)).astype(np.int32)
+    runs = np.bincount(lowest, minlength=MAX_CELLS)
+    gend = np.cumsum(runs).astype(np.int32)
+    gstart = (gend - runs).astype(np.int32)
     hi = np.ascontiguousarray(cover.item_hi[n_cells:], dtype=np.int32)
     lo = np.ascontiguousarray(cover.item_lo[n_cells:], dtype=np.int32)
     board = _words(np.arange(n_cells), 0), _words(np.arange(n_cells), 1)
-    gmask = cover.symmetry.opt_gmask
-    # an item every cover needs whose options no other group element keeps makes every cover's mask 1
-    plain = (gmask == np.uint64(1)).astype(np.int64)
-    owner = np.repeat(np.arange(n_options), np.diff(ptr))
-    options_at = np.bincount(items, minlength=cover.n_items)
-    plain_at = np.bincount(items, weights=plain[owner], minlength=cover.n_items)
-    trivial = bool(np.any((cover.item_lo > 0) & (plain_at == options_at)))
     return Tables(
         pm0=np.ascontiguousarray(words[0][perm]), pm1=np.ascontiguousarray(words[1][perm]),
-        pshape=shape[perm].astype(np.uint64), pgmask=np.ascontiguousarray(gmask[perm], dtype=np.uint64),
+        pshape=shape[perm].astype(np.uint64),
+        pgmask=np.ascontiguousarray(cover.symmetry.opt_gmask[perm], dtype=np.uint64),
         popt=perm.astype(np.int32), place_of=place_of, gstart=gstart, gend=gend, hi=hi,
         slack=(hi - lo).astype(np.int32), short0=int(lo.sum()),
         avail0=np.uint64(np.bitwise_or.reduce(np.left_shift(np.uint64(1), np.flatnonzero(hi > 0).astype(np.uint64)),
                                               initial=np.uint64(0))),
         full0=np.uint64(np.bitwise_or.reduce(board[0], initial=np.uint64(0))),
         full1=np.uint64(np.bitwise_or.reduce(board[1], initial=np.uint64(0))),
-        two=n_cells > 64, width=max(min(int(hi.sum()), n_cells), 1), order=cover.symmetry.order, trivial=trivial)
+        two=n_cells > 64, width=max(min(int(hi.sum()), n_cells), 1), order=cover.symmetry.order)
 
 
 def unsupported(cover) -> str | None:
@@ -553,11 +546,13 @@ class GpuSearch:
                     carry, carry_starts = np.concatenate([carry, more]), np.concatenate([carry_starts, more_starts])
                     self.state[S_NODES] = self.out.nodes
                     self.state[S_COVERS] = self.out.covers + sum(len(r) for r, _, _ in self.pool)
-                    if signals.stop_requested() is not None:
-                        status = Status.INTERRUPTED
-                    elif limits.max_solutions is not None and not len(carry) and \
+                    if limits.max_solutions is not None and not len(carry) and \
                             self.state[S_COVERS] >= limits.max_solutions:
                         status = Status.LIMIT
+                    elif pos >= len(split) and not len(carry):
+                        break
+                    elif signals.stop_requested() is not None:
+                        status = Status.INTERRUPTED
                     elif limits.time_limit is not None and time.perf_counter() - start >= limits.time_limit:
                         status = Status.TIMEOUT
                     if status != Status.SOLVED:
