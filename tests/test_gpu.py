@@ -51,8 +51,11 @@ CASES = [
     (str(DATA / "onesided_tetrominoes_6x4.txt"), True),  # one-sided pieces
     (BOX, None),  # a 3-D box of cubes
     (BOX, True),
+    (str(DEFS / "tetrahexes_4x7.txt"), None),  # a bundled hex puzzle, 4,212 nodes
+    (str(DEFS / "polyspheres_tetrahedron_20.txt"), True),  # a bundled fcc puzzle, its root placing a piece first
 ]
-CASE_IDS = ["dominoes4x4", "spare", "stationary", "hex", "triangle", "hexprism", "fcc", "onesided", "box", "box-r"]
+CASE_IDS = ["dominoes4x4", "spare", "stationary", "hex", "triangle", "hexprism", "fcc", "onesided", "box", "box-r",
+            "tetrahexes", "tetrahedron"]
 PYRAMID = str(DATA / "fcc_pyramid_3.txt")
 
 
