@@ -20,18 +20,18 @@ fetch() {
 }
 
 run() {
-    local out="${OUT:-results}" work
+    out="${OUT:-results}"
     work=$(mktemp -d)
     mkdir -p "$out"
     # whatever was finished comes back, also when the call is cut short
-    trap 'tar -czf "$out/gpu-device.tar.gz" -C "$work" . 2>/dev/null' EXIT
+    trap 'tar -czf "$out/gpu-device.tar.gz" -C "$work" .' EXIT
     if compgen -G "$WHEELS/*.whl" >/dev/null; then
         python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site \
             "$WHEELS"/*.whl || exit 1
         export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
     fi
     # the checkout itself, not installed: the image has the other dependencies the GPU and FILA runs need
-    export PYTHONPATH="$PWD:$PYTHONPATH" PYTHONUNBUFFERED=1
+    export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
     {
         nvidia-smi -L
         python3 -c 'import numpy, numba, numba_cuda; from numba import cuda; print("numpy", numpy.__version__,
