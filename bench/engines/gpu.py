@@ -349,17 +349,23 @@ class GpuSearch:
         k, t, tuning = self.kernel, self.tables, self.tuning
         start = time.perf_counter()
         single = np.flatnonzero((t.hi == 1) & (t.slack == 0))
-        estimates = {first: k.sample_levels(tuning.trials, tuning.seed, first, t.pm0, t.pm1, t.pshape, t.gstart,
-                                            t.gend, t.hi, t.full0, t.full1, t.two) for first in [-1, *single]}
-        first = min(estimates, key=lambda f: (estimates[f].sum(), f))
-        levels = estimates[first]
+        placements = {-1: np.zeros(0, dtype=np.int64)}
+        placements.update({int(s): np.flatnonzero(t.pshape == np.uint64(s)) for s in single})
+        def estimate(roots, trials):
+            return k.sample_levels(trials, tuning.seed, roots, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi,
+                                   t.full0, t.full1, t.two)
+
+        # a quarter of the paths tell trees apart that differ by the factors a first piece makes
+        screened = {first: estimate(roots, max(tuning.trials // 4, 1)).sum() for first, roots in placements.items()}
+        first = min(screened, key=lambda f: (screened[f], f))
+        levels = estimate(placements[first], tuning.trials)
         self.timings["setup"] += time.perf_counter() - start
         self.estimated_nodes = int(levels.sum())
         deep = np.flatnonzero(levels[1:] >= tuning.split * self.threads)
         depth = int(deep[0]) + 1 if len(deep) else int(np.argmax(levels[1:])) + 1
         if first >= 0:
             # the root's children: every placement of that shape, in the order of their numbers
-            roots = np.flatnonzero(t.pshape == np.uint64(first)).astype(np.int32)[:, None]
+            roots = placements[first].astype(np.int32)[:, None]
             self.out.nodes += 1
             self.out.attempts += len(roots)
             self.gpu["split_nodes"] += 1
@@ -594,7 +600,8 @@ def warm_host() -> float:
 
         cover = Cover.from_options([[0, 1, 2]], [1, 1, 1], n_cells=2)
         t = build_tables(cover)
-        k.sample_levels(1, 1, -1, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi, t.full0, t.full1, t.two)
+        k.sample_levels(1, 1, np.zeros(0, dtype=np.int64), t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi, t.full0,
+                        t.full1, t.two)
         root = np.zeros((1, 0), dtype=np.int32)
         k.expand(root, 1, np.zeros((0, 1), dtype=np.int32), *t.host_args())
         rows = np.zeros((1, t.width), dtype=np.int32)

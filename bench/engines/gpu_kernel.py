@@ -311,13 +311,13 @@ def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, 
 
 
 @njit(cache=True)
-def sample_levels(trials, seed, first, pm0, pm1, pshape, gstart, gend, hi, full0, full1, two):
+def sample_levels(trials, seed, roots, pm0, pm1, pshape, gstart, gend, hi, full0, full1, two):
     """Knuth's estimate of the nodes at each depth, from ``trials`` random paths (generator seeded with ``seed``).
 
     Entry ``d`` of the result estimates the nodes ``d`` placements deep (a
-    full board included, whatever it owes to lower bounds).  ``first >= 0``:
-    the root places a piece of shape ``first`` anywhere, the levels below
-    fill the lowest open cell.
+    full board included, whatever it owes to lower bounds).  The root
+    places one of the placements ``roots`` when there are any; every other
+    node fills the lowest open cell.
     """
     np.random.seed(seed)
     one = np.uint64(1)
@@ -340,12 +340,11 @@ def sample_levels(trials, seed, first, pm0, pm1, pshape, gstart, gend, hi, full0
         while (~occ0) != zero or (two and (~occ1) != zero):
             free = ~occ0
             b = ctz64(free) if free != zero else 64 + ctz64(~occ1)
-            lo, hi_k = (0, pm0.shape[0]) if d == 0 and first >= 0 else (gstart[b], gend[b])
+            first = d == 0 and roots.shape[0] > 0
             n = 0
-            for k in range(lo, hi_k):
-                s = pshape[k]
-                if (first < 0 or d > 0 or s == first) and ((avail >> s) & one) != zero and \
-                        (pm0[k] & occ0) == zero and (pm1[k] & occ1) == zero:
+            for j in range(roots.shape[0] if first else gend[b] - gstart[b]):
+                k = roots[j] if first else gstart[b] + j
+                if ((avail >> pshape[k]) & one) != zero and (pm0[k] & occ0) == zero and (pm1[k] & occ1) == zero:
                     fitting[n] = k
                     n += 1
             if n == 0:
