@@ -127,7 +127,7 @@ def test_counts_match_the_oracle_and_dlx(gpu, source, redundancy):
 def test_cut_walks_and_overflowing_buffers_change_nothing_counted(gpu):
     plain = gpu("solve", PYRAMID, True)
     # a budget of 3 nodes cuts nearly every walk, buffers of one cover or row overflow every launch
-    cut = gpu("solve", PYRAMID, True, tuning=dict(min_budget=3, max_budget=3, buffer=1))
+    cut = gpu("solve", PYRAMID, True, tuning=dict(budget=3, buffer=1))
     assert tuple(cut["counts"]) == tuple(plain["counts"]) == dlx_counts(PYRAMID, True)
     for key in ("nodes", "attempts"):
         assert cut["stats"][key] == plain["stats"][key]
@@ -138,7 +138,7 @@ def test_cut_walks_and_overflowing_buffers_change_nothing_counted(gpu):
 def test_a_solution_limit_keeps_the_first_covers_in_search_order_however_the_search_is_cut(gpu):
     cover = gpu_worker.cover_of(PYRAMID, True)
     runs = [gpu("solve", PYRAMID, True, limits=dict(max_solutions=40, keep_solutions=5), collect=True,
-                tuning=tuning) for tuning in ({}, dict(min_budget=3, max_budget=3, buffer=1), dict(split=1, buffer=2))]
+                tuning=tuning) for tuning in ({}, dict(budget=3, buffer=1), dict(split=1, buffer=2))]
     handed = [[tuple(s) for batch, _ in run["handed"] for s in batch] for run in runs]
     assert handed[0] == handed[1] == handed[2] and len(set(handed[0])) == 40
     counter = SolutionCounter(cover)
@@ -163,7 +163,7 @@ def test_every_cover_is_handed_over_once_with_its_share_of_the_total(gpu):
 def test_a_time_limit_or_ctrl_c_stops_between_launches_with_partial_counts(gpu):
     source = str(DEFS / "dominoes_4x4.txt")
     # a launch as short as can be, and a node budget of 3 so that walks are cut and go on through many launches
-    tuning = dict(launch_seconds=0.0, min_budget=3, max_budget=3)
+    tuning = dict(launch_seconds=0.0, budget=3)
     timed = gpu("solve", source, limits=dict(time_limit=1e-9), tuning=tuning)
     assert timed["status"] == "timeout" and 0 <= timed["counts"][0] < 36
     stopped = gpu("solve", source, tuning=tuning, stop_after=2)

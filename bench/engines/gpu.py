@@ -26,6 +26,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -219,20 +220,19 @@ def device_probe() -> tuple[bool, str]:
 class Tuning:
     """How the search is cut and launched; none of it changes the counts.
 
-    ``split``: sub-problems per resident thread the first split aims at;
-    ``balance``: the nodes a sub-problem may search in one launch, as a
-    multiple of the estimated mean sub-problem, between ``min_budget`` and
-    ``max_budget``; ``buffer``: the covers and continued rows a launch can
-    return at first; ``max_rows``: the most sub-problems a launch or a
+    ``split``: sub-problems per resident thread the host's split aims at (at
+    most one per ``grain`` estimated nodes of the tree): the device's cuts
+    make the rest; ``budget``: the nodes a walk may search in one launch
+    before it is cut; ``buffer``: the covers and continued rows a launch
+    can return at first; ``max_rows``: the most sub-problems a launch or a
     split holds, and covers a launch returns; ``launch_seconds``: what a
     launch should last, so that limits and signals are honoured between
-    launches; ``trials`` and ``seed``: the random paths of the estimate.
+    launches; ``trials`` and ``seed``: the random paths of the estimates.
     """
 
-    split: int = 8
-    balance: float = 8.0
-    min_budget: int = 1 << 10
-    max_budget: int = 1 << 16
+    split: float = 0.25
+    grain: int = 64
+    budget: int = 1 << 12
     buffer: int = 1 << 12
     max_rows: int = 1 << 21
     launch_seconds: float = 0.2
@@ -286,7 +286,7 @@ class GpuSearch:
         # a split keeps at least one level of every option
         self.most = max(tuning.max_rows, len(tables.popt))
         self.batch = 0
-        self.budget = tuning.max_budget
+        self.budget = tuning.budget
         self.solve_seconds = 0.0
 
     # -- set-up
@@ -337,31 +337,31 @@ class GpuSearch:
         return children[:rows]
 
     def _first_split(self) -> np.ndarray:
-        """The sub-problems of the first launches: the tree cut where every thread gets ``split`` of them.
+        """The sub-problems of the first launch: the tree cut at the first level with ``split`` per thread.
 
         The root places the piece of the shape whose placements make the
         smallest tree, by the estimates, or fills the lowest open cell if
         that is smaller (a shape with one piece, which every cover holds:
-        the redundancy filter's piece, most often).  The estimate also sets
-        the node budget: ``balance`` times the estimated nodes below a
-        sub-problem.
+        the redundancy filter's piece, most often).  A small tree is cut
+        shallower, so that the host does not search it.
         """
         k, t, tuning = self.kernel, self.tables, self.tuning
         start = time.perf_counter()
         single = np.flatnonzero((t.hi == 1) & (t.slack == 0))
         placements = {-1: np.zeros(0, dtype=np.int64)}
         placements.update({int(s): np.flatnonzero(t.pshape == np.uint64(s)) for s in single})
-        def estimate(roots, trials):
-            return k.sample_levels(trials, tuning.seed, roots, t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi,
-                                   t.full0, t.full1, t.two)
-
-        # a quarter of the paths tell trees apart that differ by the factors a first piece makes
-        screened = {first: estimate(roots, max(tuning.trials // 4, 1)).sum() for first, roots in placements.items()}
-        first = min(screened, key=lambda f: (screened[f], f))
-        levels = estimate(placements[first], tuning.trials)
+        # one estimate per core at a time: the kernel releases the GIL, and seeds its own thread's generator
+        with ThreadPoolExecutor(min(len(placements), os.cpu_count() or 1)) as pool:
+            found = pool.map(lambda roots: k.sample_levels(tuning.trials, tuning.seed, roots, t.pm0, t.pm1, t.pshape,
+                                                           t.gstart, t.gend, t.hi, t.full0, t.full1, t.two),
+                             placements.values())
+            estimates = dict(zip(placements, found))
+        first = min(estimates, key=lambda f: (estimates[f].sum(), f))
+        levels = estimates[first]
         self.timings["setup"] += time.perf_counter() - start
         self.estimated_nodes = int(levels.sum())
-        deep = np.flatnonzero(levels[1:] >= tuning.split * self.threads)
+        target = min(tuning.split * self.threads, levels.sum() / tuning.grain)
+        deep = np.flatnonzero(levels[1:] >= target)
         depth = int(deep[0]) + 1 if len(deep) else int(np.argmax(levels[1:])) + 1
         if first >= 0:
             # the root's children: every placement of that shape, in the order of their numbers
@@ -382,8 +382,6 @@ class GpuSearch:
             if rows is not None:
                 break
             depth -= 1
-        below = levels[depth:].sum() / max(levels[depth], 1.0)
-        self.budget = int(min(max(tuning.balance * below, tuning.min_budget), tuning.max_budget))
         self.gpu.update(split_depth=depth, subproblems=len(rows), budget=self.budget)
         return rows
 

@@ -40,9 +40,10 @@ padded with -1.  It counts the nodes above those rows; the device counts
 each row's node and everything below it, so the parts add up.  It writes
 as many rows as its buffer holds and counts them all: a buffer sized from
 the estimate takes one pass, a second pass with the count when it was too
-small.  The depth is the first level the estimate gives enough
-sub-problems for every resident device thread a few times over
-(:mod:`bench.engines.gpu`).
+small.  The depth is the first level the estimate gives a quarter of a
+sub-problem per resident device thread (fewer for a small tree, so that
+the host does not search it; :class:`~bench.engines.gpu.Tuning`): the host
+splits little, and the device's cuts do the rest.
 
 **Work distribution.**  A grid of resident threads (as many blocks as fit
 on every multiprocessor at once) pulls sub-problems from an atomic counter
@@ -54,7 +55,9 @@ the placements after the one it had tried (a row whose ``starts`` entry
 says where its first level resumes; its node was counted already).  The
 host puts them into the next launch, before the split's next
 sub-problems, so no thread holds a launch up for long and a deep subtree is
-cut into pieces that other threads take: nothing is searched twice.
+cut into pieces that other threads take: the first launch, a quarter of the
+threads busy, multiplies the rows for the next, and nothing is searched
+twice.
 Counts are accumulated per thread and added to the launch's ``counts``
 once, when the thread runs out of work.
 
@@ -310,7 +313,7 @@ def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, 
     return rows, nodes, attempts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def sample_levels(trials, seed, roots, pm0, pm1, pshape, gstart, gend, hi, full0, full1, two):
     """Knuth's estimate of the nodes at each depth, from ``trials`` random paths (generator seeded with ``seed``).
 
