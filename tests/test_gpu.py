@@ -392,6 +392,16 @@ def test_the_benchmark_interleaves_rounds_checks_counts_and_leaves_slow_baseline
     assert not run_case("20x3", "pentominoes_20x3.txt", runs, 1, 30.0, expected)["counts_agree"]
 
 
+def test_the_benchmark_takes_the_gpu_engines_tuning_by_name():
+    from bench.benchmarks.gpu import main, tuning_of
+
+    assert tuning_of(["budget=512", "split=0.5"]) == tuning_of([]).__class__(budget=512, split=0.5)
+    with pytest.raises(ValueError, match="KEY one of split, grain, budget"):
+        tuning_of(["budgt=5"])
+    with pytest.raises(SystemExit):
+        main(["--gpu-tuning", "budget"])
+
+
 def test_the_progress_bar_takes_the_engines_own_estimate_of_its_tree():
     import io
 

@@ -17,6 +17,9 @@ its root places, the split depth, sub-problems, node budget, walks cut at
 it and the rows they left, launches and the busiest walk.  Counts
 must agree with each other and with ``defs/expected.toml``.  Writes
 ``results/gpu-CASE.json`` and ``.md``; exits 1 on any disagreement.
+``--gpu-tuning KEY=VALUE`` sets a field of the engine's
+:class:`~bench.engines.gpu.Tuning` (how the search is cut and launched,
+never what it counts), to compare settings on a device.
 
 Nothing here runs without a CUDA device: ``bench/benchmarks/gpu_device.sh``
 runs it on a lent machine in one call (docs/gpu.md).
@@ -56,15 +59,32 @@ Runner = Callable[[float | None], Result]
 """Solves the case's cover under a time limit (None: none) and returns the result."""
 
 
-def runners(prepared, workers: int) -> dict[str, Runner]:
-    """The GPU engine, FILA in one process and FILA over ``workers`` processes, on ``prepared``'s cover."""
+def tuning_of(pairs: list[str]):
+    """The GPU engine's :class:`~bench.engines.gpu.Tuning` from ``KEY=VALUE`` words (its field names)."""
+    from dataclasses import fields
+
+    from bench.engines.gpu import Tuning
+
+    types = {f.name: type(f.default) for f in fields(Tuning)}
+    values = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if key not in types or not value:
+            raise ValueError(f"--gpu-tuning {pair!r}: expected KEY=VALUE with KEY one of {', '.join(types)}")
+        values[key] = types[key](value)
+    return Tuning(**values)
+
+
+def runners(prepared, workers: int, tuning) -> dict[str, Runner]:
+    """The GPU engine (under ``tuning``), FILA in one process and FILA over ``workers`` processes, on ``prepared``'s
+    cover."""
     from bench.parallel.runner import ParallelOptions, solve_parallel
 
     gpu, fila = get_engine("gpu"), get_engine("fila")
     cover, settings = prepared.cover, prepared.settings
     fila.warm_up(cover, settings)
     return {
-        "gpu": lambda limit: gpu.solve(cover, limits=Limits(time_limit=limit)),
+        "gpu": lambda limit: gpu.solve(cover, limits=Limits(time_limit=limit), tuning=tuning),
         "fila -w 1": lambda limit: fila.solve(cover, settings, Limits(time_limit=limit)),
         f"fila -w {workers}": lambda limit: solve_parallel(cover, fila, settings,
                                                           ParallelOptions(workers=workers, progress=False),
@@ -139,7 +159,8 @@ def markdown(doc: dict) -> str:
              f"- Counts agree (with each other and expected.toml {doc['expected']}): "
              f"{'yes' if doc['counts_agree'] else 'NO'}",
              f"- Rerun: `python -m bench.benchmarks.gpu {doc['case']} --rounds {doc['rounds']} "
-             f"--workers {doc['workers']} --baseline-limit {doc['baseline_limit']:g}`",
+             f"--workers {doc['workers']} --baseline-limit {doc['baseline_limit']:g}"
+             f"{' ' + doc['gpu_tuning'] if doc.get('gpu_tuning') else ''}`",
              "- seconds: the whole solve from the prepared cover (split, copies, kernel and classification for the "
              "GPU; compile apart, after a first run of each), median (min-max) of interleaved rounds; ratio: median "
              "of the per-round ratios runner / gpu (above 1: the GPU is faster)", "",
@@ -177,11 +198,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="FILA's split workers (default: every core)")
     parser.add_argument("--baseline-limit", type=float, default=120.0,
                         help="seconds a runner's first run may take before it is left out of the rounds")
+    parser.add_argument("--gpu-tuning", action="append", default=[], metavar="KEY=VALUE",
+                        help="a field of the GPU engine's Tuning (split, grain, budget, launch_seconds, ...); repeatable")
     parser.add_argument("--results", default="results")
     args = parser.parse_args(argv)
     unknown = [c for c in args.cases if c not in CASES]
     if unknown:
         parser.error(f"unknown case(s) {', '.join(unknown)}; choose from {', '.join(CASES)}")
+    try:
+        tuning = tuning_of(args.gpu_tuning)
+    except ValueError as exc:
+        parser.error(str(exc))
     gpu = get_engine("gpu")
     if not gpu.available():
         print(f"gpu: not available: {gpu.missing()}", file=sys.stderr)
@@ -196,11 +223,12 @@ def main(argv: list[str] | None = None) -> int:
         file = CASES[name]
         [puzzle] = bench.load(DEFS / file)
         prepared = prepare(puzzle, Request(tuned=False), fila)
-        doc = run_case(name, file, runners(prepared, args.workers), args.rounds, args.baseline_limit,
+        doc = run_case(name, file, runners(prepared, args.workers, tuning), args.rounds, args.baseline_limit,
                        expected_for(puzzle))
         gpu_row = next(r for r in doc["rows"] if r["runner"] == "gpu")
         red = prepared.cover.redundancy
         doc.update(machine=machine, workers=args.workers, date=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                   gpu_tuning=" ".join(f"--gpu-tuning {p}" for p in args.gpu_tuning),
                    device=gpu_row.get("gpu", {}).get("device", "?"),
                    configuration=f"redundancy {red.piece if red else 'off'}, {prepared.cover.n_options} options; FILA "
                                  f"hands off at {prepared.settings.fila} pieces, order {prepared.settings.order}")

@@ -8,7 +8,8 @@
 #       installs the carried wheels beside the image's numba and numba-cuda, runs the tests marked gpu (the
 #       simulator's tests and the bundled puzzles, on the device), then python -m bench.benchmarks.gpu; everything
 #       lands in $OUT/gpu-device.tar.gz with the log (results/ when $OUT is not set).
-#   ROUNDS (default 3) and BASELINE_LIMIT (seconds, default 30) are passed to the benchmark.
+#   ROUNDS (default 3), BASELINE_LIMIT (seconds, default 30) and GPU_TUNING ("budget=2048 split=0.5": fields of
+#   bench.engines.gpu.Tuning) are passed to the benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 WHEELS=.whl
@@ -30,6 +31,8 @@ run() {
             "$WHEELS"/*.whl || exit 1
         export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
     fi
+    tuning=()
+    for pair in ${GPU_TUNING:-}; do tuning+=(--gpu-tuning "$pair"); done
     # the checkout itself, not installed: the image has the other dependencies the GPU and FILA runs need
     export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
     {
@@ -38,7 +41,7 @@ run() {
 "numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "device", cuda.get_current_device().name)'
         timeout 240 python3 -m pytest -q -p no:cacheprovider -rs -m gpu tests/test_gpu.py
         python3 -m bench.benchmarks.gpu --rounds "${ROUNDS:-3}" --baseline-limit "${BASELINE_LIMIT:-30}" \
-            --results "$work" "$@"
+            --results "$work" ${tuning[@]+"${tuning[@]}"} "$@"
     } 2>&1 | tee "$work/gpu-device.log"
 }
 
