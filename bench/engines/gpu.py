@@ -435,6 +435,8 @@ class GpuSearch:
         (a sub-problem finds at most its node budget of them).
         """
         k, tuning = self.kernel, self.tuning
+        # room for a few rows a sub-problem: a walk cut at depth d leaves at most d + 1
+        self.more = max(self.more, 4 * len(subs))
         while True:
             start = time.perf_counter()
             counts, more, more_starts, rows, lengths, origin = self._run(subs, starts, len(subs), self.grid)
