@@ -182,13 +182,20 @@ def test_random_tilings_of_every_lattice_match_dlx(simulator, text, redundancy):
 
 
 @needs_numba_cuda
-def test_bench_solve_runs_the_engine_under_the_simulator():
+def test_bench_solve_and_bench_run_run_the_engine_under_the_simulator():
     env = {**os.environ, SIMULATOR: "1"}
     done = subprocess.run([sys.executable, "-m", "bench", "solve", "-q", "-e", "gpu", "-r", "#",
                            str(DATA / "spare_3x3.txt")], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert ": 18 covers, 10 unique, 80 total in" in done.stderr and "(gpu, solved)" in done.stderr
+    # bench run solves in forked children, each its own CUDA (here, simulated) process
+    done = subprocess.run([sys.executable, "-m", "bench", "run", "-e", "gpu,dlx", "--no-save", "-r",
+                           str(DATA / "triangle_side4.txt")], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "gpu            round 1: solved   covers=5" in done.stdout + done.stderr
+    assert "all counts agree" in done.stdout
 
 
 # -- without the simulator: the host's split and the checks -----------------------------------------
