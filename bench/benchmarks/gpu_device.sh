@@ -8,7 +8,7 @@
 #       installs the carried wheels beside the image's numba and numba-cuda, runs the tests marked gpu (the
 #       simulator's tests and the bundled puzzles, on the device), then python -m bench.benchmarks.gpu; everything
 #       lands in $OUT/gpu-device.tar.gz with the log (results/ when $OUT is not set).
-#   ROUNDS (default 3), BASELINE_LIMIT (seconds, default 30) and GPU_TUNING ("budget=2048 split=0.5": fields of
+#   ROUNDS (default 2), BASELINE_LIMIT (seconds, default 30) and GPU_TUNING ("budget=2048 split=0.5": fields of
 #   bench.engines.gpu.Tuning) are passed to the benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -40,7 +40,7 @@ run() {
         python3 -c 'import numpy, numba, numba_cuda; from numba import cuda; print("numpy", numpy.__version__,
 "numba", numba.__version__, "numba-cuda", numba_cuda.__version__, "device", cuda.get_current_device().name)'
         timeout 240 python3 -m pytest -q -p no:cacheprovider -rs -m gpu tests/test_gpu.py
-        python3 -m bench.benchmarks.gpu --rounds "${ROUNDS:-3}" --baseline-limit "${BASELINE_LIMIT:-30}" \
+        python3 -m bench.benchmarks.gpu --rounds "${ROUNDS:-2}" --baseline-limit "${BASELINE_LIMIT:-30}" \
             --results "$work" ${tuning[@]+"${tuning[@]}"} "$@"
     } 2>&1 | tee "$work/gpu-device.log"
 }
