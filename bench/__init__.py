@@ -11,6 +11,7 @@ The data flow runs one way: a definition file is parsed into a
 (4, 'X', 2032)
 """
 
+import sys
 from importlib import import_module
 
 from bench.about import VERSION as __version__
@@ -23,12 +24,14 @@ _EXPORTS = {
     "CoverError": "bench.errors",
     "DefinitionError": "bench.errors",
     "Placement": "bench.api",
+    "Solution": "bench.api",
     "Puzzle": "bench.models.puzzle",
     "UsageError": "bench.errors",
     "load": "bench.models.puzzle",
     "parse_file": "bench.models.definition",
     "parse_text": "bench.models.definition",
     "solve": "bench.api",
+    "solutions": "bench.api",
 }
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "BenchError",
     "Cover",
     "Placement",
+    "Solution",
     "CoverError",
     "DefinitionError",
     "Puzzle",
@@ -44,6 +48,7 @@ __all__ = [
     "parse_file",
     "parse_text",
     "solve",
+    "solutions",
 ]
 
 
@@ -60,3 +65,26 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     """The module's names, the ones not imported yet included."""
     return sorted(set(globals()) | set(__all__))
+
+
+def _picture(value):
+    """The SVG picture of a puzzle, a solution or a result that holds one (None: IPython shows the text)."""
+    # lazy: the drawing loads only when a notebook shows a picture
+    from bench.drawing.notebook import svg_of
+
+    return svg_of(value)
+
+
+def _show_pictures_in_notebooks() -> None:
+    """Under IPython, show puzzles, solutions and results as pictures, without importing their modules now."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+    if shell is None or not hasattr(shell, "display_formatter"):
+        return
+    formatter = shell.display_formatter.formatters["image/svg+xml"]
+    for module, name in (("bench.models.puzzle", "Puzzle"), ("bench.api", "Solution"),
+                         ("bench.engines.protocol", "Result")):
+        formatter.for_type_by_name(module, name, _picture)
+
+
+_show_pictures_in_notebooks()

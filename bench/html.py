@@ -10,6 +10,7 @@ from __future__ import annotations
 
 def render_template(package: str, name: str, **context) -> str:
     """Render the template ``name`` of ``package`` (e.g. ``bench.drawing``) with ``context``; missing names are errors."""
+    # lazy: templates load only for HTML pages
     import jinja2
 
     env = jinja2.Environment(loader=jinja2.PackageLoader(package, "templates"),
@@ -20,6 +21,7 @@ def render_template(package: str, name: str, **context) -> str:
 
 def markup(text: str):
     """``text`` marked safe to inline (an SVG picture or plot this package generated)."""
+    # lazy: templates load only for HTML pages
     from markupsafe import Markup
 
     return Markup(text)

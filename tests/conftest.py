@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFS = ROOT / "defs"
-DATA = ROOT / "tests" / "data"
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.engines import get_engine
+from support import ROOT, available_engines
 
 # split solves keep journals in the user's cache directory (platformdirs); the tests', and their
 # child processes', go to a directory of their own, removed at the end
@@ -59,16 +54,7 @@ def _run_from_root():
     os.chdir(old)
 
 
-def available_engines() -> list[str]:
-    """Registered engines whose libraries are installed."""
-    from bench.engines import engine_names, get_engine
-
-    return [name for name in engine_names() if get_engine(name).available()]
-
-
 @pytest.fixture(params=available_engines())
 def engine(request):
     """Every available engine in turn: behaviour tests run against all of them."""
-    from bench.engines import get_engine
-
     return get_engine(request.param)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from abuse import campaign, rewrite
+from support.abuse import campaign, rewrite
 
 
 def check(figures, rewrites: int) -> None:
@@ -27,8 +27,8 @@ def test_thousands_of_cases():
 def test_a_comment_line_inside_a_drawing_is_a_rewrite_that_keeps_the_count():
     import random
 
-    from abuse import counts
-    from conftest import DEFS
+    from support.abuse import counts
+    from support import DEFS
 
     text = (DEFS / "pentominoes_8x8_scott.txt").read_text()
     commented = text.replace(". . . O O . . .\n", ". . . O O . . .\n# the hole\n", 1)

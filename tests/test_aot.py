@@ -1,4 +1,4 @@
-"""Ahead-of-time kernel libraries (bench.native.aot): declared exactly, built once, loaded without numba."""
+"""Ahead-of-time kernel libraries (bench.toolchain.aot): declared exactly, built once, loaded without numba."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench import kernels
-from bench.native import aot, warmup
-from bench.native.signatures import LIBRARIES
-from conftest import ROOT
+from bench.toolchain import registry as kernels
+from bench.toolchain import aot, warmup
+from bench.toolchain.signatures import LIBRARIES
+from support import ROOT
 
 Pair = namedtuple("Pair", ["a", "b"])
 
@@ -30,7 +30,7 @@ def test_every_specialization_has_a_library_and_every_library_a_specialization()
 
 def test_the_signatures_are_what_the_tiny_searches_pass():
     # the calls are recorded before they run, from a library or numba alike: a stale declaration shows here
-    assert aot.record() == LIBRARIES
+    assert warmup.record() == LIBRARIES
 
 
 def test_descriptions_are_numbas_own_types_of_the_arguments():
@@ -91,7 +91,7 @@ def test_the_key_follows_the_processor_and_the_sources(monkeypatch):
     monkeypatch.setattr(aot, "_processor", lambda: b"another machine")
     aot.key.cache_clear()
     other = aot.key()
-    monkeypatch.setattr("bench.sources.kernel_digest", lambda: "edited")
+    monkeypatch.setattr(aot, "kernel_digest", lambda: "edited")
     aot.key.cache_clear()
     edited = aot.key()
     monkeypatch.undo()

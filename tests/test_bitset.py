@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 import bench
 from bench import Cover, UsageError
 from bench.engines import Limits, Settings, Status
-from bench.native.dlx import DlxEngine
-from conftest import DATA, DEFS
-from strategies import tiled_puzzles
+from bench.engines.dlx import DlxEngine
+from support import DATA, DEFS
+from support.strategies import tiled_puzzles
 
 STATS = ("nodes", "updates", "dead_ends", "attempts_by_remaining", "fits_by_remaining", "updates_by_remaining")
 
@@ -99,7 +99,7 @@ def test_the_engine_picks_the_kernel_the_settings_allow():
 
 
 def test_the_rows_of_option_bits_start_on_cache_lines():
-    from bench.native.bitset import CACHE_LINE, BitsetSearch
+    from bench.engines.search import CACHE_LINE, BitsetSearch
 
     [puzzle] = bench.load(DEFS / "pentominoes_10x6.txt")
     search = BitsetSearch(Cover.from_puzzle(puzzle, redundancy=True), Settings(), Limits())

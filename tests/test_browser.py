@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bench.cli import main
-from conftest import DEFS
+from support import DEFS
 
 pytestmark = pytest.mark.browser
 

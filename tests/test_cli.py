@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from bench.cli import main
-from conftest import DEFS, ROOT
+from support import DEFS, ROOT
 
 
 def run(capsys, *argv):

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bench.cli import build_parser, main, polycube_syntax
 from bench.cli.syntax import normalize
-from conftest import DEFS
+from support import DEFS
 
 P20 = str(DEFS / "pentominoes_20x3.txt")  # 2 covers with -r (2 unique, 8 total); 8 covers without
 D44 = str(DEFS / "dominoes_4x4.txt")
@@ -224,7 +224,7 @@ BAD = [
     # paths and --conf
     (["solve", "no/such/file.txt"], "no such file or directory: no/such/file.txt"),
     (["solve", ""], "expected a definition file or directory, got an empty name"),
-    (["solve", "tests/fake_engines.py"], "tests/fake_engines.py"),
+    (["solve", "tests/support/fake_engines.py"], "tests/support/fake_engines.py"),
     (["solve", "--conf", "no/such.conf", P20], "--conf no/such.conf: cannot read it"),
     (["solve", "--conf"], "--conf needs a file name"),
     (["solve"], "the following arguments are required: FILE"),

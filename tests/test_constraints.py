@@ -24,14 +24,15 @@ from bench.models.filters import apply_one_shot, fit_filter, parity_filter, volu
 from bench.models.lattice import CUBIC
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
-from bench.models.regions import subset_sums
-from bench.native import constraints as cn
-from bench.native.dlx import DlxEngine
-from bench.native.search import Search
-from bench.native.fila import FilaEngine
-from conftest import DATA, DEFS
-from reference import enumerate_covers
-from strategies import tiled_puzzles
+from bench.kernels.regions import subset_sums
+from bench.engines.constraints import SETTING_SLOTS
+from bench.kernels import constraints as cn
+from bench.engines.dlx import DlxEngine
+from bench.engines.search import Search
+from bench.engines.fila import FilaEngine
+from support import DATA, DEFS
+from support.reference import enumerate_covers
+from support.strategies import tiled_puzzles
 
 
 def one(path):
@@ -261,7 +262,7 @@ def test_solve_reports_polycube_counters(capsys):
 
 
 def test_engine_variants_carry_the_constraints():
-    tuning = parse_tuning("dlx", "V13/p/v4/F9/R0/P5", frozenset(cn.SETTING_SLOTS) | {"fit_rounds"})
+    tuning = parse_tuning("dlx", "V13/p/v4/F9/R0/P5", frozenset(SETTING_SLOTS) | {"fit_rounds"})
     assert tuning == {"volume_filter": 13, "parity_backtrack": 1, "volume_backtrack": 4, "fit_filter": 9,
                       "fit_rounds": 0, "parity_filter": 5}
     cover = Cover.from_puzzle(one(DEFS / "pentominoes_20x3.txt"), redundancy=True)
@@ -277,7 +278,7 @@ def test_refusals(capsys):
     with pytest.raises(UsageError, match="need a cover built from a puzzle"):
         DlxEngine().solve(Cover.from_options([[0, 1], [1]], [1, 1]), Settings(volume_filter=1))
     with pytest.raises(UsageError, match="needs a number"):
-        parse_tuning("dlx", "Vx", frozenset(cn.SETTING_SLOTS))
+        parse_tuning("dlx", "Vx", frozenset(SETTING_SLOTS))
     assert main(["run", "-V", "13", "-e", "dlx", "--no-save", str(DEFS / "pentominoes_20x3.txt")]) == 2
     assert "dlx:V13" in capsys.readouterr().err
 

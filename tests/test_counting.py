@@ -17,9 +17,9 @@ import bench
 from bench import Cover, parse_text
 from bench.models.expected import expected_for
 from bench.models.puzzle import Puzzle
-from bench.models.canonical import SolutionCounter
-from conftest import DATA, DEFS
-from reference import enumerate_covers, orbit_counts
+from bench.kernels.canonical import SolutionCounter
+from support import DATA, DEFS
+from support.reference import enumerate_covers, orbit_counts
 
 
 def counts(cover):

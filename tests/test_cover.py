@@ -7,7 +7,7 @@ import pytest
 
 import bench
 from bench import Cover, CoverError, UsageError
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 
 def one(path):

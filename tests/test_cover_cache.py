@@ -1,4 +1,4 @@
-"""The cover cache (bench.cover_cache): a hit is the cover prepare() builds, and a bad entry is never trusted."""
+"""The cover cache (bench.session.cover_cache): a hit is the cover prepare() builds, and a bad entry is never trusted."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 
 import bench
-from bench import cover_cache
+from bench.session import cover_cache
 from bench.cli import main
 from bench.engines import get_engine
-from bench.native.fila import FilaEngine
-from bench.prepare import Request, prepare
-from conftest import DEFS
+from bench.engines.fila import FilaEngine
+from bench.session.prepare import Request, prepare
+from support import DEFS
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import pytest
 
 from bench import DefinitionError, load, parse_text
 from bench.models.definition import parse_file
-from conftest import DEFS
+from support import DEFS
 
 PENT = """
 D:xDim=3:yDim=2:zDim=1

@@ -7,10 +7,9 @@ import pytest
 import bench
 from bench import Cover, UsageError
 from bench.engines import Limits, Settings, Status
-from bench.native.dlx import DlxEngine
-from bench.native.search import max_depth
-from bench.native.heuristics import parse_order, schedule
-from conftest import DEFS
+from bench.engines.dlx import DlxEngine
+from bench.kernels.heuristics import parse_order, schedule
+from support import DEFS
 
 
 def one(path):
@@ -150,5 +149,5 @@ def test_slower_rectangles(name, expected):
 def test_stacks_hold_covers_of_options_without_an_exact_item():
     # {0,1} and {0,3} cover no item exactly once: the depth bound must not come from item 2 alone
     cover = Cover.from_options([[0, 1], [0, 3], [2]], [2, 0, 1, 0], [3, 1, 1, 1])
-    assert max_depth(cover) == 3
+    assert cover.max_depth == 3
     assert DlxEngine().solve(cover).covers == 1

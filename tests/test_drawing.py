@@ -15,7 +15,7 @@ from bench.drawing.picture import draw
 from bench.drawing.solution import Solution
 from bench.drawing.svg import to_svg
 from bench.engines import Limits, Settings, get_engine
-from conftest import DEFS
+from support import DEFS
 
 SVG = "{http://www.w3.org/2000/svg}"
 # (definition, lattice, drawn in 3-D)

@@ -12,12 +12,12 @@ import bench
 from bench import Cover
 from bench.engines import Limits, Status
 from bench.models.expected import expected_for
-from bench.encoders.sat import ENCODINGS
+from bench.engines.sat import ENCODINGS
 from bench.engines.collect import counts_from_covers
 from bench.errors import Unsupported, UsageError
-from conftest import DATA, DEFS, available_engines
-from reference import enumerate_covers
-from strategies import tiled_puzzles
+from support import DATA, DEFS, available_engines
+from support.reference import enumerate_covers
+from support.strategies import tiled_puzzles
 
 FAST = [
     (DEFS / "dominoes_4x4.txt", None),

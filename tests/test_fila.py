@@ -17,13 +17,14 @@ from bench.engines import Limits, Settings, Status
 from bench.errors import UsageError
 from bench.models.expected import expected_for
 from bench.models.filters import apply_one_shot
-from bench.native import bitfield as bf
-from bench.native.dlx import DlxEngine
-from bench.native import fila as fila_module
-from bench.native import fila_lists
-from bench.native.fila import FilaEngine, default_order, default_schedules
-from conftest import DATA, DEFS
-from strategies import tiled_puzzles
+from bench.kernels import bitfield as bf
+from bench.kernels import bitfield_overloads  # noqa: F401  (this module's own kernels call the overloads)
+from bench.engines.dlx import DlxEngine
+from bench.engines import fila as fila_module
+from bench.kernels import fila_lists
+from bench.engines.fila import FilaEngine, default_order, default_schedules
+from support import DATA, DEFS
+from support.strategies import tiled_puzzles
 
 
 def one(path):

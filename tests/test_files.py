@@ -11,8 +11,8 @@ import pytest
 from bench.cli import main
 from bench.engines import Settings, get_engine
 from bench.errors import UsageError
-from bench.files import check_directory, check_output, write_atomic, writable_directory
-from conftest import DEFS
+from bench.system.files import check_directory, check_output, write_atomic, writable_directory
+from support import DEFS
 
 SPECIALS = ["fifo", "device", "link to device", "directory", "link to directory"]
 
@@ -84,7 +84,7 @@ def test_checking_a_new_folder_leaves_nothing_and_writing_makes_it(tmp_path):
 
 
 def test_appending_makes_its_folder(tmp_path):
-    from bench.files import open_append
+    from bench.system.files import open_append
 
     with open_append(tmp_path / "new" / "journal.jsonl", "--journal") as f:
         f.write(b"x\n")

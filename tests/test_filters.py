@@ -9,8 +9,8 @@ import bench
 from bench import Cover
 from bench.engines import get_engine
 from bench.models.filters import apply_one_shot, fit_filter, volume_filter
-from bench.models.regions import subset_sums
-from conftest import DATA, DEFS
+from bench.kernels.regions import subset_sums
+from support import DATA, DEFS
 
 
 def one(path):

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bench import BenchError, Cover, parse_text
 from bench.cli import main
 from bench.models.puzzle import Puzzle
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 VALID = [p.read_text() for p in sorted(DEFS.glob("*.txt")) if p.stat().st_size < 2000]
 VALID += [p.read_text() for p in sorted(DATA.glob("*.txt"))]

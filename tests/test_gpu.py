@@ -26,12 +26,11 @@ from bench import Cover
 from bench.engines import Limits, Result, Status, get_engine
 from bench.engines.gpu import SIMULATOR, build_tables, unsupported
 from bench.errors import Unsupported
-from bench.models.canonical import SolutionCounter
+from bench.kernels.canonical import SolutionCounter
 from bench.models.expected import expected_for
-import gpu_worker
-from conftest import DATA, DEFS, ROOT
-from reference import enumerate_covers
-from strategies import tiled_puzzles
+from support import DATA, DEFS, ROOT, gpu_worker
+from support.reference import enumerate_covers
+from support.strategies import tiled_puzzles
 
 NUMBA_CUDA = importlib.util.find_spec("numba_cuda") is not None
 needs_numba_cuda = pytest.mark.skipif(not NUMBA_CUDA, reason="numba-cuda is not installed (the gpu extra)")
@@ -207,7 +206,7 @@ def host_walk(cover) -> tuple[int, int, np.ndarray]:
     The engine's own first split (for one thread: a few sub-problems),
     then each sub-problem walked down to its leaves.
     """
-    from bench.engines import gpu_kernel as k
+    from bench.kernels import gpu as k
     from bench.engines.gpu import GpuSearch
 
     tables = build_tables(cover)
@@ -224,7 +223,7 @@ def host_walk(cover) -> tuple[int, int, np.ndarray]:
 
 def host_counts(cover) -> tuple[int, int, int]:
     """Covers, unique and total of a puzzle without spare pieces, from the host walk and the engine's classification."""
-    from bench.engines import gpu_kernel as k
+    from bench.kernels import gpu as k
 
     n, _, paths = host_walk(cover)
     lengths = (paths >= 0).sum(axis=1).astype(np.int32)
@@ -323,11 +322,13 @@ def test_without_numba_cuda_the_engine_names_the_extra(monkeypatch):
 @needs_numba_cuda
 def test_the_kernel_compiles_for_hopper_where_nvvm_is_installed():
     import numba
+    from cuda.pathfinder import DynamicLibNotFoundError
     from numba import cuda
     from numba.cuda.cudadrv import nvvm
 
-    from bench.engines import gpu_kernel as k
     from bench.engines.gpu import DEVICE_TABLES, GpuSearch
+    from bench.kernels import gpu as k
+    from bench.kernels import gpu_device
 
     if not nvvm.is_available():
         pytest.skip("no NVVM here (numba-cuda[cu12] or [cu13] installs it)")
@@ -339,7 +340,11 @@ def test_the_kernel_compiles_for_hopper_where_nvvm_is_installed():
     rows = np.zeros((1, tables.width), dtype=np.int32)
     ones = np.zeros(1, dtype=np.int32)
     arguments = search.arguments(rows, ones, 1, np.zeros(k.N_COUNTS, dtype=np.int64), rows, ones, rows, ones, ones)
-    ptx, _ = cuda.compile_ptx(k.search_kernel.py_func, tuple(numba.typeof(a) for a in arguments), cc=(9, 0))
+    try:
+        ptx, _ = cuda.compile_ptx(gpu_device.search_kernel.py_func, tuple(numba.typeof(a) for a in arguments),
+                                  cc=(9, 0))
+    except DynamicLibNotFoundError as exc:
+        pytest.skip(f"a CUDA toolkit library is missing (numba-cuda[cu12] or [cu13] installs them): {exc}")
     assert ".entry" in ptx and "atom.global.add" in ptx
 
 
@@ -377,7 +382,7 @@ def stand_in(counts, nodes=1000, status=Status.SOLVED, gpu=False, calls=None):
 
 
 def test_the_benchmark_interleaves_rounds_checks_counts_and_leaves_slow_baselines_out():
-    from bench.benchmarks.gpu import markdown, run_case
+    from benchmarks.gpu import markdown, run_case
 
     [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
     expected = expected_for(puzzle)
@@ -400,7 +405,7 @@ def test_the_benchmark_interleaves_rounds_checks_counts_and_leaves_slow_baseline
 
 
 def test_the_benchmark_takes_the_gpu_engines_tuning_by_name():
-    from bench.benchmarks.gpu import main, tuning_of
+    from benchmarks.gpu import main, tuning_of
 
     assert tuning_of(["budget=512", "split=0.5"]) == tuning_of([]).__class__(budget=512, split=0.5)
     with pytest.raises(ValueError, match="KEY one of split, grain, budget"):
@@ -413,7 +418,7 @@ def test_the_progress_bar_takes_the_engines_own_estimate_of_its_tree():
     import io
 
     from bench.cli.progress import SolveProgress
-    from bench.native.codes import N_STATE, S_COVERS, S_NODES
+    from bench.kernels.codes import N_STATE, S_COVERS, S_NODES
 
     class Search:
         state = np.zeros(N_STATE, dtype=np.int64)

@@ -13,8 +13,8 @@ from bench.bundled import DEFS as BUNDLED
 from bench.cli import main
 from bench.cli.options import journal_dir
 from bench.engines import get_engine
-from bench.kernel_cache import is_cached
-from conftest import DEFS, ROOT
+from bench.toolchain.cache import is_cached
+from support import DEFS, ROOT
 
 
 def test_the_definitions_ship_inside_the_package():
@@ -53,7 +53,7 @@ def test_journals_go_to_the_user_cache_directory(monkeypatch, tmp_path):
 
 
 def test_the_compile_notice_names_the_wait_once(monkeypatch):
-    from bench.native import warmup
+    from bench.toolchain import warmup
 
     stream = io.StringIO()
     monkeypatch.setattr(warmup, "_announced", False)
@@ -63,8 +63,8 @@ def test_the_compile_notice_names_the_wait_once(monkeypatch):
 
 
 def test_a_warm_engine_is_seen_as_compiled():
-    from bench.native import aot, warmup
-    from bench.native.bitset import bitset_search
+    from bench.toolchain import aot, warmup
+    from bench.kernels.bitset import bitset_search
 
     get_engine("dlx").warm_up()
     # its library built and loaded, or (where no library can be built) its kernel in numba's cache

@@ -11,7 +11,7 @@ from bench import Cover
 from bench.engines import Settings, get_engine
 from bench.parallel.journal import checksum
 from bench.parallel.runner import ParallelOptions, solve_parallel
-from conftest import DEFS
+from support import DEFS
 
 EXACT = ("solved", 2339, 2339, 9356)
 

@@ -1,4 +1,4 @@
-"""The kernels' on-disk cache follows every source they are built from (bench.kernel_cache)."""
+"""The kernels' on-disk cache follows every source they are built from (bench.toolchain.cache)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import re
 from numba import njit
 from numba.core import caching
 
-from bench import kernel_cache, sources
-from bench.models import canonical
-from bench.native import bitfield, fila_kernel
+from bench.toolchain import cache as kernel_cache, sources
+from bench.kernels import canonical
+from bench.kernels import bitfield, fila as fila_kernel
 
 
 def _package(root, files):
@@ -38,8 +38,8 @@ def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
 
 def test_package_kernels_are_cached_under_the_package_digest():
     found = {p.relative_to(kernel_cache.ROOT).as_posix() for p in sources.kernel_sources()}
-    assert {"native/bitfield.py", "native/bitfield_overloads.py", "native/sparse_sets.py", "native/fila_kernel.py",
-            "native/fila_lists.py", "models/canonical.py"} <= found
+    assert {"kernels/bitfield.py", "kernels/bitfield_overloads.py", "kernels/sparse_sets.py", "kernels/fila.py",
+            "kernels/fila_lists.py", "kernels/canonical.py"} <= found
     for kernel in (fila_kernel.fila_search, canonical.classify_cover, bitfield.gather_rows):
         locator = kernel.dispatcher._cache._impl.locator
         assert isinstance(locator, kernel_cache._PackageStamp)
@@ -61,12 +61,12 @@ def test_every_package_kernel_takes_njit_from_bench_kernels():
     # package's locators may be installed
     direct = [p.relative_to(kernel_cache.ROOT).as_posix() for p in kernel_cache.ROOT.rglob("*.py")
               if re.search(r"^\s*(from numba import [^\n]*\bnjit\b|import numba\b)", p.read_text(), re.M)
-              and p.name != "kernel_cache.py"]
+              and p.relative_to(kernel_cache.ROOT).as_posix() != "toolchain/cache.py"]
     assert direct == []
     compiled = [p for p in sources.kernel_sources() if b"@njit" in p.read_bytes()]
     assert len(compiled) >= 10
-    assert all(b"from bench.kernels import njit" in p.read_bytes() or b"from bench.kernels import lazy, njit" in
-               p.read_bytes() for p in compiled)
+    assert all(b"from bench.toolchain.registry import njit" in p.read_bytes()
+               or b"from bench.toolchain.registry import lazy, njit" in p.read_bytes() for p in compiled)
 
 
 LOAD_WITHOUT_REFRESH = r"""
@@ -99,7 +99,7 @@ def test_cached_kernels_load_without_a_refresh_and_a_later_compile_still_gets_on
     import subprocess
     import sys
 
-    from conftest import DEFS
+    from support import DEFS
 
     code = LOAD_WITHOUT_REFRESH.replace("DEFS", repr(str(DEFS)), 1)
     # numba's JIT alone (no kernel library); the first child fills numba's cache, the second loads from it,
@@ -118,7 +118,7 @@ from pathlib import Path
 import numpy as np
 from numba.core.runtime import nrtdynmod
 
-from bench import kernel_cache
+from bench.toolchain import cache as kernel_cache
 
 kernel_cache.runtime_directory = lambda: Path(STORE)
 compiled = []
@@ -148,7 +148,7 @@ def test_the_runtime_is_compiled_once_then_read_back_and_rebuilt_when_damaged(tm
 
     import bench
     from bench.engines import get_engine
-    from conftest import DEFS
+    from support import DEFS
 
     [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
     assert get_engine("fila").solve(bench.Cover.from_puzzle(puzzle, redundancy=True)).covers == 2

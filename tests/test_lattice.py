@@ -14,14 +14,14 @@ import bench
 from bench import Cover, DefinitionError, UsageError, parse_text
 from bench.engines import Limits, Status, get_engine
 from bench.models.expected import expected_for
-from bench.models.filters import cell_neighbours, parity_filter
+from bench.models.filters import parity_filter
 from bench.models.lattice import CUBIC, FCC, HEX, HEXPRISM, LATTICES, TRIANGLE, get_lattice
 from bench.models.parity import parity_monitor
 from bench.models.puzzle import Puzzle
 from bench.cli.output import layout_lines, render
-from conftest import DATA, available_engines
-from reference import enumerate_covers, orbit_counts
-from strategies import tiled_puzzles
+from support import DATA, available_engines
+from support.reference import enumerate_covers, orbit_counts
+from support.strategies import tiled_puzzles
 
 ORDERS = {"cubic": (48, 24), "hex": (12, 6), "triangle": (12, 6), "hexprism": (24, 12), "fcc": (48, 24)}
 NEIGHBOURS = {"cubic": 6, "hex": 6, "triangle": 3, "hexprism": 8, "fcc": 12}
@@ -325,7 +325,7 @@ def test_cell_neighbours_follow_the_lattice(name, dims):
     text = f"D:xDim={dims[0]}:yDim={dims[1]}:zDim={dims[2]}:lattice={name}\n" + "".join(
         f"C:name=m{k}:layout={' '.join(map(str, cells[0]))}\n" for k in range(len(cells))) + "~D"
     p = puzzle_of(text)
-    ptr, nbr = cell_neighbours(p)
+    ptr, nbr = p.cell_neighbours
     edges = 0
     for c in range(p.n_open):
         want = cell_set(lattice.neighbours(p.open_coords[[c]])[0]) & cell_set(p.open_coords)

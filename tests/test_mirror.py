@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import bench
-import lattice_reference
+from support import lattice_reference
 from bench import Cover
 from bench.cli import main
 from bench.engines import Limits, Status, get_engine
@@ -17,9 +17,9 @@ from bench.errors import BenchError
 from bench.models.definition import parse_text
 from bench.models.expected import expected_for, load_expected, resolve
 from bench.models.puzzle import Puzzle
-from conftest import DEFS, available_engines
-from reference import enumerate_covers, orbit_counts
-from strategies import tiled_puzzles
+from support import DEFS, available_engines
+from support.reference import enumerate_covers, orbit_counts
+from support.strategies import tiled_puzzles
 
 ENGINES = sorted({"dlx", "fila", "cpsat", "sat"} & set(available_engines()))
 # where CP-SAT and SAT enumerate in about a second with the redundancy filter (the pentacube boxes take them

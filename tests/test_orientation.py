@@ -7,15 +7,15 @@ from dataclasses import replace
 import pytest
 
 import bench
-from bench.benchmarks.orientation import transposed, turned_pieces
+from benchmarks.orientation import transposed, turned_pieces
 from bench.engines.protocol import Limits, Settings
 from bench.errors import UsageError
 from bench.models.cover import Cover
-from bench.native import fila as fila_module
-from bench.native.fila import FilaEngine, scan_heuristic
-from bench.native.heuristics import parse_order
-from bench.prepare import Request, prepare
-from conftest import DEFS
+from bench.engines import fila as fila_module
+from bench.engines.fila import FilaEngine, scan_heuristic
+from bench.kernels.heuristics import parse_order
+from bench.session.prepare import Request, prepare
+from support import DEFS
 
 
 def untuned(puzzle):
@@ -44,7 +44,7 @@ def test_pieces_drawn_turned_search_the_same_tree(monkeypatch):
     # the Soma cube's two schedules race within a few per cent of each other (1.5 ms against 1.6 ms), so the
     # measured race may go either way on any drawing: the rule's schedule stands here, and the rest of the choice
     # (piece, hand-off, from seeded estimates) and the tree must not depend on the drawing
-    monkeypatch.setattr("bench.native.autoconfig.RACE_BELOW", 0.0)
+    monkeypatch.setattr("bench.engines.autoconfig.RACE_BELOW", 0.0)
     text = (DEFS / "somacube.txt").read_text()
     first, _ = untuned(bench.Puzzle.from_definition(bench.parse_text(text)[0]))
     second, _ = untuned(bench.Puzzle.from_definition(bench.parse_text(turned_pieces(text))[0]))

@@ -19,11 +19,11 @@ import bench
 from bench import Cover
 from bench.cli import main
 from bench.engines import Settings, get_engine
-from bench.native.sampling import estimate_tree
+from bench.engines.sampling import estimate_tree
 from bench.parallel.journal import Journal
 from bench.parallel.progress import Progress
 from bench.parallel.runner import ParallelOptions, solve_parallel
-from conftest import DEFS
+from support import DEFS
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = [sys.executable, "-m", "bench"]
@@ -66,7 +66,7 @@ def test_the_callers_work_runs_while_the_workers_search(p10x6):
 
 
 def test_the_benchmark_reads_the_count_line_bench_solve_prints():
-    from bench.benchmarks.parallel import counted
+    from benchmarks.parallel import counted
     from bench.cli.outcome import count_line
     from bench.engines.protocol import Result, Status
 

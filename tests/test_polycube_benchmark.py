@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from bench.benchmarks import polycube
-from bench.benchmarks.polycube import Case
+from benchmarks import polycube
+from benchmarks.polycube import Case
 
 # what polycube 1.2.1 prints with -i -q: its statistics, then its performance meters
 OUTPUT = """# Number of solutions found:

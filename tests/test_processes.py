@@ -14,8 +14,8 @@ import pytest
 import bench
 from bench import Cover
 from bench.engines import Limits, get_engine
-from bench.processes import Overdue, call_with_deadline
-from conftest import DEFS
+from bench.system.processes import Overdue, call_with_deadline
+from support import DEFS
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = [sys.executable, "-m", "bench"]

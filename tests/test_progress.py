@@ -9,7 +9,7 @@ from bench.cli.progress import SolveProgress, watching
 from bench.comparison.progress import RunProgress
 from bench.engines import get_engine
 from bench.engines.protocol import Limits, Settings
-from conftest import DEFS
+from support import DEFS
 
 
 def test_a_native_solve_reports_nodes_solutions_and_an_estimate():

@@ -9,7 +9,7 @@ import bench
 from bench import parse_text
 from bench.models.lattice import CUBIC
 from bench.models.puzzle import Puzzle
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 
 def one(path):

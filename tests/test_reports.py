@@ -16,7 +16,7 @@ from bench.cli import main
 from bench.comparison import report, results, summary, tables
 from bench.comparison.compare import compare
 from bench.comparison.markdown import render_markdown
-from conftest import DEFS, ROOT
+from support import DEFS, ROOT
 
 ENGINES = ["dlx", "fila:f11/of=11/n0", "fila:f11/of=11/n", "cpsat", "sat:cadical195:totalizer", "ganak", "xcover"]
 

@@ -11,8 +11,7 @@ import bench
 from bench.cli import main
 from bench.errors import DefinitionError
 from bench.models.resources import DEFAULT_MAX_MEMORY, check_memory, estimate, parse_size
-from bench.native.search import max_depth
-from conftest import DATA, DEFS
+from support import DATA, DEFS
 
 CUBE = ", ".join(f"{x} {y} {z}" for x in range(20) for y in range(20) for z in range(20))
 ABUSE = {
@@ -87,14 +86,14 @@ def test_the_estimate_bounds_the_search_stacks_and_the_images():
     parts = estimate(puzzle).parts
     images = puzzle.images
     assert parts["images"] >= images.cells.nbytes + images.ptr.nbytes
-    assert parts["search stacks"] >= 2 * (max_depth(cover) + 1) * cover.n_items * 4
+    assert parts["search stacks"] >= 2 * (cover.max_depth + 1) * cover.n_items * 4
     with pytest.raises(DefinitionError, match=r"tetriscube.txt:\d+: .*--max-memory"):
         check_memory(puzzle, 1000)
 
 
 def test_the_search_depth_is_bounded_by_the_pieces():
     [puzzle] = bench.load(DEFS / "tetriscube.txt")
-    assert max_depth(bench.Cover.from_puzzle(puzzle)) == 12
+    assert bench.Cover.from_puzzle(puzzle).max_depth == 12
 
 
 @pytest.mark.parametrize("text", ["0", "-1G", "lots", "1e400", "nan", "2X"])

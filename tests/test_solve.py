@@ -13,7 +13,7 @@ import pytest
 
 import bench
 from bench.cli import main
-from conftest import DEFS, ROOT
+from support import DEFS, ROOT
 
 
 def run(capsys, *argv):

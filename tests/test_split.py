@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 import bench
 from bench import Cover
 from bench.engines import Settings, get_engine
-from bench.native import fila
-from bench.native.search import piece_count
+from bench.engines import fila
 from bench.parallel.split import SubProblem, merge_stats, split
-from conftest import DEFS
+from support import DEFS
 
 ADDITIVE = ("covers", "unique", "total")
 COUNTERS = ("nodes", "attempts", "fits", "updates", "dead_ends")
@@ -111,7 +110,7 @@ def test_identical_piece_branches_split_without_double_counting(case):
     first = Settings(first_item=0)
     whole = engine.solve(cover, first)
     # split() refuses to go as deep as the search (it would have no sub-problem left to solve)
-    assume(whole.covers > 0 and depth < piece_count(cover))
+    assume(whole.covers > 0 and depth < cover.piece_count)
     parts = split(cover, first, depth)
     counts, stats = solve_parts(engine, cover, first, parts)
     assert counts[0] == whole.covers

@@ -14,8 +14,8 @@ import sys
 
 import pytest
 
-from bench.native import aot
-from conftest import ROOT
+from bench.toolchain import aot
+from support import ROOT
 
 SOLVERS = ("ortools", "pysat", "dask", "distributed", "xcover", "exact_cover", "pyganak")
 REPORTING = ("tabulate", "matplotlib", "jinja2")
@@ -77,13 +77,13 @@ def test_native_solves_load_no_other_solver_and_no_report_library(engine):
     status, modules = loaded(*argv)
     assert status == 0
     assert modules & {*SOLVERS, *REPORTING} == set()
-    # with its kernel libraries, numba is not imported at all (bench.native.aot); without, it is
+    # with its kernel libraries, numba is not imported at all (bench.toolchain.aot); without, it is
     assert modules & set(NATIVE) == (set() if aot.buildable() is None else set(NATIVE))
 
 
 def test_the_library_encodes_without_numba():
     code = ("import sys, bench\n"
-            "from bench.prepare import Request, prepare\n"
+            "from bench.session.prepare import Request, prepare\n"
             "[p] = bench.load('defs/pentominoes_10x6.txt')\n"
             "prepared = prepare(p, Request(redundancy=True))\n"
             "print(prepared.cover.n_options, p.group.order, 'numba' in sys.modules)\n")
@@ -95,7 +95,7 @@ def test_the_collector_waits_for_the_first_solve_and_then_runs_again(capsys):
     import gc
 
     from bench.cli import main
-    from conftest import DEFS
+    from support import DEFS
 
     seen = []
     from bench.cli import solving
@@ -122,7 +122,7 @@ FULL_NAMES = PROBE.replace('name.partition(".")[0] for name in sys.modules', "na
 @pytest.mark.parametrize("engine", ["fila", "dlx"])
 def test_cached_kernels_load_without_numbas_array_and_random_modules(engine):
     # the helpers numba compiled into the kernels (np.empty, np.sort, np.random.randint) name those modules in their
-    # environments; rebuilt without importing them, a cached solve spares 30-55 ms (bench.kernel_cache._environment)
+    # environments; rebuilt without importing them, a cached solve spares 30-55 ms (bench.toolchain.cache._environment)
     argv = ["solve", "-q", "--engine", engine, "defs/pentominoes_10x6.txt"]
     # numba's JIT alone (no kernel library), as where no library can be built
     jit = {**os.environ, "BENCH_AOT": "0"}

@@ -19,11 +19,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from bench import signals
+from bench.system import signals
 from bench.cli import main
 from bench.engines import ENGINES
 from bench.parallel import executors
-from conftest import DEFS, ROOT
+from support import DEFS, ROOT
 
 SLOW_SEARCH = DEFS / "pentominoes_1s_18x5.txt"  # hours in DLX: always still running when signalled
 
@@ -150,7 +150,7 @@ def test_kissat_enumerates_without_incremental_clauses(capsys):
 
 
 def test_an_engine_that_fails_gives_an_error_status_not_a_traceback(capsys, monkeypatch):
-    monkeypatch.setitem(ENGINES, "raise", "fake_engines:RaiseEngine")
+    monkeypatch.setitem(ENGINES, "raise", "support.fake_engines:RaiseEngine")
     status = main(["solve", "-q", "--engine", "raise", str(DEFS / "dominoes_4x4.txt")])
     err = capsys.readouterr().err
     assert status == 1

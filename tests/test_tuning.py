@@ -8,17 +8,16 @@ import numpy as np
 import pytest
 
 import bench
-from bench.benchmarks.orientation import transposed
+from benchmarks.orientation import transposed
 from bench.engines.protocol import Limits, Settings
 from bench.models.cover import Cover
 from bench.models.filters import volume_filter
-from bench.native import autoconfig
-from bench.native.fila import FilaEngine, default_order, default_schedules
-from bench.native.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
+from bench.engines import autoconfig
+from bench.engines.fila import PIPELINE, FilaEngine, default_order
+from bench.kernels.pipeline_estimate import (E_COVERS, E_NODES_DLX, E_NODES_FIXED, E_NODES_SEARCHED, E_TRIALS,
                                             PipelineArrays)
-from bench.native.search import piece_count
-from bench.prepare import Request, prepare
-from conftest import DATA, DEFS
+from bench.session.prepare import Request, prepare
+from support import DATA, DEFS
 
 
 def one(name):
@@ -41,14 +40,14 @@ def test_the_estimates_pick_x_where_it_searches_the_smallest_tree(name):
     # FILA's nodes with X constrained against Z (the rule the estimates replaced picked Z on 12x5):
     # 12x5 0.84 M against 7.56 M, one-sided 30x3 0.55 M against 3.83 M, 10x6 2.09 M against 17.8 M
     puzzle = one(name)
-    choice = autoconfig.choose(puzzle, default_schedules)
+    choice = autoconfig.choose(puzzle, PIPELINE)
     assert choice.piece == "X"
     assert choice.candidates[0].piece == "X" and choice.candidates[0].seconds < choice.candidates[-1].seconds
 
 
 def test_the_choice_is_deterministic():
     puzzle = one("pentominoes_12x5.txt")
-    first, second = (autoconfig.choose(puzzle, default_schedules) for _ in range(2))
+    first, second = (autoconfig.choose(puzzle, PIPELINE) for _ in range(2))
     assert first.piece == second.piece and first.steps == second.steps
     assert [c.to_json() for c in first.candidates] == [c.to_json() for c in second.candidates]
 
@@ -58,7 +57,7 @@ def test_a_turned_box_gets_the_same_choice(name):
     text = (DEFS / name).read_text()
     drawn = bench.Puzzle.from_definition(bench.parse_text(text)[0])
     turned = bench.Puzzle.from_definition(bench.parse_text(transposed(text))[0])
-    first, second = autoconfig.choose(drawn, default_schedules), autoconfig.choose(turned, default_schedules)
+    first, second = autoconfig.choose(drawn, PIPELINE), autoconfig.choose(turned, PIPELINE)
     assert first.piece == second.piece == "X"
     assert first.order.split("=")[0] != second.order.split("=")[0]  # f against f@1,0,2: the same scan
 
@@ -79,12 +78,12 @@ def test_a_path_ends_at_a_box_filled_with_pieces_left():
     # minimum; looking for an open cell in a full box read past the cell arrays and crashed the choice
     [puzzle] = bench.load(DATA / "spare_3x3.txt")
     cover = Cover.from_puzzle(puzzle)
-    n = piece_count(cover)
+    n = cover.piece_count
     arrays = PipelineArrays.build(cover, default_order(cover, n - 1), n - 1)
     rows = arrays.sample(np.zeros((1, cover.n_options), dtype=np.bool_), 20000, 1, n)
     # the matrix has 80 covers (80 total, 10 unique)
     assert 0.8 * 80 < rows[0, E_COVERS] / rows[0, E_TRIALS] < 1.25 * 80
-    choice = autoconfig.choose(puzzle, default_schedules)
+    choice = autoconfig.choose(puzzle, PIPELINE)
     engine = FilaEngine()
     prepared = prepare(puzzle, Request(tuned=False), engine)
     r = engine.solve(prepared.cover, prepared.settings, Limits())
@@ -117,7 +116,7 @@ def test_every_candidate_keeps_the_counts():
 
 def test_the_budget_bounds_the_sampling():
     puzzle = one("pentominoes_12x5.txt")
-    choice = autoconfig.choose(puzzle, default_schedules)
+    choice = autoconfig.choose(puzzle, PIPELINE)
     # a sub-second puzzle: one round of the first paths, a few milliseconds of work
     assert choice.steps * autoconfig.STEP_SECONDS < 0.01
     assert all(c.rounds >= 1 for c in choice.candidates)
@@ -126,10 +125,10 @@ def test_the_budget_bounds_the_sampling():
 def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheaper():
     # planar pentacubes in 3x4x5: FILA after the second piece searches 48 M nodes in 2.1 s, after the first
     # 148 M in 6.9 s; the Tetris Cube's two trees are alike, and its later hand-off only adds FILA set-ups
-    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), default_schedules)
+    moved = autoconfig.choose(one("pentacubes_planar_3x4x5.txt"), PIPELINE)
     assert moved.handoff == 10 and moved.order == "e=10" and "FILA one piece later" in moved.reason
     assert moved.handoffs[10]["seconds"] <= autoconfig.HANDOFF_GAIN * moved.handoffs[11]["seconds"]
-    kept = autoconfig.choose(one("tetriscube.txt"), default_schedules)
+    kept = autoconfig.choose(one("tetriscube.txt"), PIPELINE)
     assert kept.handoff == 11 and set(kept.handoffs) == {10, 11}
     assert kept.handoffs[10]["seconds"] > autoconfig.HANDOFF_GAIN * kept.handoffs[11]["seconds"]
     assert autoconfig.Choice.from_json(moved.to_json()) == moved
@@ -138,19 +137,20 @@ def test_the_estimates_move_the_hand_off_where_they_price_a_later_one_far_cheape
     auto = FilaEngine().configure(one("pentacubes_planar_3x4x5.txt"), Request(tuned=False))
     assert auto.settings.fila == 10
     # a sub-second puzzle cannot pay for the paths: the rule's hand-off, unpriced
-    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), default_schedules)
+    small = autoconfig.choose(one("pentacubes_planar_2x5x6.txt"), PIPELINE)
     assert small.handoff == 11 and small.handoffs == {}
 
 
 def test_the_schedules_race_where_the_search_is_small():
-    # the 30-ball pyramid: the scan searches 19,491 nodes in under a millisecond, e 2,845 nodes in 4 ms (3.3 ms of
-    # it building e's list sets); the race runs both, in turns, over the same sub-problems, and the scan leads
-    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    # the 30-ball pyramid: the scan searches 19,491 nodes, priced 2 ms, e 2,845 nodes priced 9 ms (most of it
+    # building e's list sets: 313,014 entries); the race runs both, in turns, over the same sub-problems, and the
+    # scan leads
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), PIPELINE)
     assert choice.order == "f=6" and set(choice.schedules) == {"e=6", "f=6"}
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
     assert scan["won"] and scan["reached"] and not tight["won"]
-    # e, the rule, took RACE_CLEAR times as long as the scan (its time counted with the margin) to the checkpoint
-    assert tight["checkpoint_seconds"] >= autoconfig.RACE_CLEAR * scan["checkpoint_seconds"] / autoconfig.EXACT_GAIN
+    # e, the rule, was priced RACE_CLEAR times as high as the scan (with the margin) to the checkpoint
+    assert tight["checkpoint_cost"] >= autoconfig.RACE_CLEAR * scan["checkpoint_cost"] / autoconfig.EXACT_GAIN
     assert scan["checkpoint"] <= scan["handoffs"] or scan["finished"]
     assert "AUTO_ORDER=f=6" in choice.lines() and any(line.startswith("AUTO_SCHEDULE[e=6]=") for line in choice.lines())
     # the engine's untuned settings follow it, and the cover cache's copy of the choice keeps it
@@ -162,51 +162,79 @@ def test_the_schedules_race_where_the_search_is_small():
 def test_a_clear_lead_on_the_first_sub_problems_decides_the_race():
     # the hexiamonds: e's whole search is 61,944 nodes, the scan's 2.6 M; e leads from the first of 7 sub-problems
     # on, and the race stops there, long before either search ends
-    choice = autoconfig.choose(one("hexiamonds_6x6.txt"), default_schedules)
+    choice = autoconfig.choose(one("hexiamonds_6x6.txt"), PIPELINE)
     tight, scan = choice.schedules["e=11"], choice.schedules["f=11"]
     assert choice.order == "e=11" and tight["won"] and not tight["finished"] and not scan["finished"]
     assert 1 <= tight["checkpoint"] < 7 and tight["nodes"] < 61_944
-    assert tight["checkpoint_seconds"] >= autoconfig.RACE_EVIDENCE
+    assert tight["checkpoint_cost"] >= autoconfig.RACE_EVIDENCE
 
 
 def test_a_race_without_a_clear_lead_runs_to_the_end(monkeypatch):
     # no lead is ever clear enough: the race goes on, sub-problem by sub-problem, until a search finishes; the
     # first to finish leads at every checkpoint from then on and wins
     monkeypatch.setattr(autoconfig, "RACE_CLEAR", 1e9)
-    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), PIPELINE)
     scan, tight = choice.schedules["f=6"], choice.schedules["e=6"]
     assert choice.order == "f=6" and scan["won"] and scan["finished"] and scan["nodes"] == 19_491
     assert scan["checkpoint"] > scan["handoffs"] == 3
-    assert tight["seconds"] * autoconfig.EXACT_GAIN >= scan["seconds"]
-    assert "its whole search took" in choice.reason
+    assert tight["cost"] * autoconfig.EXACT_GAIN >= scan["cost"]
+    assert "its whole search priced at" in choice.reason
 
 
 def test_a_race_stops_undecided_after_its_nodes_whatever_the_clock(monkeypatch):
     # counted in nodes, the race's end is the same on a slow or busy machine: the rule's schedule then stands
     monkeypatch.setattr(autoconfig, "RACE_NODES", 3_000)
-    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), default_schedules)
+    choice = autoconfig.choose(one("polyspheres_square_pyramid_30.txt"), PIPELINE)
     assert choice.order == "e=6" and not any(r["won"] for r in choice.schedules.values())
     assert 3_000 <= sum(r["nodes"] for r in choice.schedules.values()) < 19_491
     assert "stopped undecided" in choice.reason
 
 
-def test_a_race_slice_never_stops_at_zero_nodes():
+def test_a_search_slice_never_stops_at_zero_nodes():
     # a slice that took long (a hand-off's lists built in it) shrinks the next one, never to nothing; a quick one
     # grows it at most 8-fold
-    from bench.native.search import Search
+    from bench.engines.search import Search
 
-    assert Search.next_slice(16, 1.0, autoconfig.RACE_SLICE) == 1
-    assert Search.next_slice(16, 1e-9, autoconfig.RACE_SLICE) == 16 * 8
+    assert Search.next_slice(16, 1.0, Search.SLICE_SECONDS) == 1
+    assert Search.next_slice(16, 1e-9, Search.SLICE_SECONDS) == 16 * 8
+
+
+@pytest.mark.parametrize("name", ["polyspheres_square_pyramid_30.txt", "hexiamonds_6x6.txt",
+                                  "pentacubes_planar_2x3x10.txt"])
+def test_the_choice_is_the_same_on_a_slowed_and_jumpy_clock(monkeypatch, name):
+    # what a slow or busy machine looks like to the choice: every kernel slice takes long and the clock jumps; the
+    # piece, hand-off, schedule, race and counters must not move (only the seconds it reports may)
+    import time
+
+    from bench.engines.search import Search
+
+    steady = autoconfig.choose(one(name), PIPELINE)
+    slice_ = Search._slice
+    clock = [0.0]
+
+    def jumpy():
+        clock[0] += 0.37
+        return clock[0]
+
+    def slowed(self, budget):
+        time.sleep(0.0005)
+        return slice_(self, budget)
+
+    monkeypatch.setattr(Search, "_slice", slowed)
+    monkeypatch.setattr(autoconfig.time, "perf_counter", jumpy)
+    slow = autoconfig.choose(one(name), PIPELINE)
+    assert slow == steady and slow.to_json()["schedules"] == steady.to_json()["schedules"]
+    assert slow.lines()[:2] == steady.lines()[:2] and slow.reason == steady.reason
 
 
 def test_large_trees_keep_e_without_a_race():
     # e's tree is a tenth of the scan's on the Tetris Cube (48 M nodes against 477 M): racing them would cost seconds
-    choice = autoconfig.choose(one("tetriscube.txt"), default_schedules)
+    choice = autoconfig.choose(one("tetriscube.txt"), PIPELINE)
     assert choice.order == "e=11" and choice.schedules == {} and choice.predicted_seconds > autoconfig.RACE_BELOW
 
 
 def test_a_puzzle_without_symmetry_has_nothing_to_choose():
-    choice = autoconfig.choose(one("dominoes_6x6.txt"), default_schedules)
+    choice = autoconfig.choose(one("dominoes_6x6.txt"), PIPELINE)
     assert choice.piece is None and choice.candidates == [] and "no piece" in choice.reason
 
 
@@ -221,7 +249,7 @@ def test_a_tuned_request_is_left_alone():
 def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, monkeypatch):
     import json
 
-    from bench.benchmarks import tuning
+    from benchmarks import tuning
 
     monkeypatch.setattr(tuning, "RESULTS", tmp_path)
     assert tuning.main(["pentominoes_20x3", "--rounds", "1"]) == 0
@@ -231,6 +259,8 @@ def test_the_tuning_benchmark_reports_the_ratio_to_the_best_grid_row(tmp_path, m
     assert 0 < record["search_ratio"] < record["ratio"]
     pieces = {g["label"].split()[0] for g in record["grid"]}
     assert {f"-r{p}" for p in "FILNPTUVWXYZ"} <= pieces
-    # a search of a third of a millisecond is timed as the median of many solves
-    assert record["repeat"] > 10
+    # a short search is timed as the median of many solves (how many follows the clock, so only the rule is checked
+    # here: a loaded machine may see the third of a millisecond as ten)
+    assert record["repeat"] >= 1
+    assert tuning.repeats(0.0003) > 10 and tuning.repeats(0.01) == 5 and tuning.repeats(2.0) == 1
     assert f"| pentominoes_20x3.txt | 1 | {record['repeat']} | -rX" in (tmp_path / "tuning.md").read_text()

@@ -7,10 +7,11 @@ import pytest
 import bench
 from bench import Cover
 from bench.engines import Limits, Settings
-from bench.native import warmup
-from bench.native.dlx import DlxEngine
-from bench.native.fila import FilaEngine, handoff_words
-from conftest import DEFS
+from bench.toolchain import warmup
+from bench.engines.dlx import DlxEngine
+from bench.engines import fila
+from bench.engines.fila import FilaEngine, handoff_words
+from support import DEFS
 
 
 def cover_of(name: str, redundancy=None) -> Cover:
@@ -65,7 +66,7 @@ def test_a_solve_uses_exactly_the_specializations_its_engine_warms(monkeypatch, 
 
 def _forget(monkeypatch, name: str) -> None:
     """As if this process had not warmed specialization ``name``: not recorded, its library not loaded here."""
-    from bench.native import aot
+    from bench.toolchain import aot
 
     monkeypatch.delitem(warmup._recorded, name)
     monkeypatch.setattr(aot, "_loaded", aot._loaded - {name})
@@ -97,9 +98,9 @@ def test_the_seconds_of_a_specialization_are_its_own():
 
 
 def test_filas_warm_up_runs_no_dlx_level_and_compiles_what_a_real_hand_off_calls(monkeypatch):
-    from bench.native.fila_kernel import fila_search
-    from bench.native.fila_lists import build_lists, local_puzzle
-    from bench.native.search import Search
+    from bench.kernels.fila import fila_search
+    from bench.kernels.fila_lists import build_lists, local_puzzle
+    from bench.engines.search import Search
 
     # numba's JIT alone here: what it compiles is what its dispatchers list (the libraries' side: test_aot)
     monkeypatch.setenv("BENCH_AOT", "0")
@@ -195,12 +196,12 @@ def test_the_compiler_is_set_up_here_before_a_child_is_forked(monkeypatch, tmp_p
 
 @pytest.mark.parametrize("reason, pycc", [(None, True), ("faked: no compiler", False)])
 def test_setting_up_the_compiler_imports_pycc_only_where_a_library_is_built(monkeypatch, reason, pycc):
-    import bench.kernels
+    import bench.toolchain.registry
 
     calls = []
     monkeypatch.setattr(warmup, "_library_reason", lambda name: reason)
     monkeypatch.setattr(warmup.aot, "prepare", lambda: calls.append("pycc"))
-    monkeypatch.setattr(bench.kernels, "materialize", lambda: calls.append("numba"))
+    monkeypatch.setattr(bench.toolchain.registry, "materialize", lambda: calls.append("numba"))
     warmup._set_up_compiler(["filters"])
     assert calls == (["pycc"] if pycc else ["numba"])
 
@@ -315,7 +316,6 @@ def test_the_native_engines_prefetch_what_they_warm(monkeypatch):
 
 @pytest.mark.parametrize("name, words", [("fila1", 1), ("fila2", 2)])
 def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, words):
-    from bench.native import fila
 
     seen = []
     real = fila.FilaRun.__init__
@@ -335,7 +335,7 @@ def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, wor
 
 def test_a_warm_up_that_would_overflow_the_bitfield_is_refused():
     with pytest.raises(ValueError, match="more than a hand-off may hold"):
-        warmup._fila(65)()
+        fila._tiny_fila(65)
 
 
 def test_a_child_that_fails_is_quiet_and_its_share_is_compiled_here(monkeypatch, tmp_path, capfd):

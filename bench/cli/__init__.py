@@ -29,16 +29,18 @@ import argparse
 import os
 import sys
 
-from bench import __version__, signals
+from bench import __version__
+from bench.system import signals
 from bench.errors import BenchError, UsageError
+from bench.cli.facts import escape
+from bench.cli import syntax
+from bench.system.processes import exit_now
 
 
 class Parser(argparse.ArgumentParser):
     """argparse with one line per error, ``bench solve: error: ...`` with a pointer to ``--help``: a :class:`UsageError`."""
 
     def error(self, message: str):
-        from bench.cli.facts import escape
-
         raise UsageError(f"{self.prog}: error: {escape(message)} (see {self.prog} --help)")
 
 
@@ -48,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     The commands' modules (and the numba kernels they import) are imported
     here, so that :func:`main` has its signal handlers in place first.
     """
+    # here, not at the top: a Ctrl-C while the commands' modules load is then answered like any other
     from bench.cli import estimate, info, report, run, solve
 
     parser = Parser(prog="bench", description="Exact-cover tiling puzzles: one matrix, many engines, counts that agree.")
@@ -64,8 +67,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def polycube_syntax(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``argv`` with the subcommand's ``--conf`` files read and its optional values made explicit (:mod:`bench.cli.syntax`)."""
-    from bench.cli import syntax
-
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     for k, word in enumerate(argv):
         if word in commands:
@@ -81,14 +82,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``bench`` console script; returns the exit status (see :mod:`bench.cli.outcome`).
 
     Run as the program (``argv`` None) it does not return: it exits at
-    once (:func:`bench.processes.exit_now`), skipping the interpreter's
+    once (:func:`bench.system.processes.exit_now`), skipping the interpreter's
     tear-down.
     """
     if argv is None:
-        status = _main(sys.argv[1:])
-        from bench.processes import exit_now
-
-        exit_now(status)
+        exit_now(_main(sys.argv[1:]))
     return _main(list(argv))
 
 

@@ -1,7 +1,7 @@
 """``bench estimate``: the size of a search from random paths, without running it.
 
 Each estimate averages ``--trials`` random root-to-leaf paths of the DLX
-tree (Knuth's estimator, :mod:`bench.native.sampling`) under the same
+tree (Knuth's estimator, :mod:`bench.engines.sampling`) under the same
 heuristics and constraints as ``bench solve``; ``--repeat K`` draws K
 independent estimates (seeds SEED..SEED+K-1) so the spread shows, and
 ``--check`` also runs the search and prints each estimate's ratio to the
@@ -21,6 +21,7 @@ from bench.cli.options import (add_cache_argument, add_filter_arguments, add_mem
 from bench.cli.values import definition_path, integer, word
 from bench.engines import Settings, get_engine
 from bench.errors import BenchError
+import statistics
 
 
 def add_parser(sub) -> None:
@@ -50,9 +51,10 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     """Estimate every puzzle of ``args.files``; returns the exit status."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.native.sampling import estimate_tree
-    from bench.prepare import prepare
+    from bench.engines.sampling import estimate_tree
+    from bench.session.prepare import prepare
 
     request = request_from(args, Settings(order=args.order, **in_search_settings(args)))
     errors: list[str] = []
@@ -86,8 +88,6 @@ def run(args) -> int:
 
 def summary(name: str, estimates: list, seconds: float, true: dict | None) -> dict:
     """The KEY=value lines of one puzzle: median and range of the estimates, and the check."""
-    import statistics
-
     nodes = [e.nodes for e in estimates]
     doc = {"PUZZLE": name, "TRIALS": estimates[0].trials, "ESTIMATES": len(estimates),
            "ESTIMATE_NODES": round(statistics.median(nodes)),

@@ -32,9 +32,10 @@ def add_parsers(sub) -> None:
 
 def cmd_info(args) -> int:
     """``bench info``: the facts polycube's ``-i`` prints before a search."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.facts import format_facts, puzzle_facts
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.prepare import Request, prepare, redundancy_argument
+    from bench.session.prepare import Request, prepare, redundancy_argument
 
     errors: list[str] = []
     results = []
@@ -62,6 +63,7 @@ def cmd_info(args) -> int:
 
 def check_expected_file(directory: str) -> list[str]:
     """Problems with the entries of a directory's ``expected.toml``."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.models.definition import parse_file
     from bench.models.expected import FILE_NAME, read_expected
 
@@ -89,10 +91,11 @@ def check_expected_file(directory: str) -> list[str]:
 
 def cmd_check(args) -> int:
     """``bench check``: parse and encode without solving; static proofs and ``expected.toml`` problems."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
     from bench.models.diagnose import unsolvable_reasons
     from bench.models.expected import expected_for
-    from bench.prepare import Request, prepare
+    from bench.session.prepare import Request, prepare
 
     errors: list[str] = []
     directories = set()

@@ -1,4 +1,4 @@
-"""Options shared by the commands, and what they ask of :func:`~bench.prepare.prepare` and the parallel runner.
+"""Options shared by the commands, and what they ask of :func:`~bench.session.prepare.prepare` and the parallel runner.
 
 polycube's letters where they do not clash: ``-r`` redundancy filter,
 ``-V -P -F`` one-shot (and in-search) filters, ``-p -v`` backtrack triggers;
@@ -19,16 +19,15 @@ from bench.cli.syntax import OptionalValue, piece_word
 from bench.cli.values import MAX_WORKERS, cluster, integer, word
 from bench.engines import engine_names
 from bench.errors import UsageError
-from bench.files import check_output
+from bench.system.files import check_output
 from bench.models.methods import REDUNDANCY_METHODS
 from bench.models.resources import DEFAULT_MAX_MEMORY, format_size, parse_size
 from bench.parallel import SUBPROBLEMS_PER_WORKER, default_workers
+import platformdirs
 
 
 def journal_dir() -> Path:
     """Where split runs keep their journals unless ``--journal`` says otherwise: the user's cache directory."""
-    import platformdirs
-
     return platformdirs.user_cache_path(DISTRIBUTION) / "journals"
 
 
@@ -123,8 +122,9 @@ def in_search_settings(args) -> dict:
 
 
 def request_from(args, settings=None, tuned: bool = True):
-    """The :class:`~bench.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
-    from bench.prepare import Request, redundancy_argument
+    """The :class:`~bench.session.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
+    from bench.session.prepare import Request, redundancy_argument
 
     asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
     on = {name: value not in (None, 0) for name, value in asked.items()}
@@ -143,7 +143,7 @@ def add_memory_argument(parser) -> None:
 
 
 def add_cache_argument(parser) -> None:
-    """``--no-cache``: encode afresh, without the cover cache (:mod:`bench.cover_cache`)."""
+    """``--no-cache``: encode afresh, without the cover cache (:mod:`bench.session.cover_cache`)."""
     parser.add_argument("--no-cache", dest="cache", action="store_false",
                         help="encode the puzzle afresh: neither read nor write the cover cache in the user's cache "
                              "directory (BENCH_NO_CACHE=1 does the same)")
@@ -179,6 +179,7 @@ def parallel_options(args):
     A journal checkpoints the sub-problems of a split, so ``--journal``
     asks for a split and is refused with ``--workers 1``.
     """
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.parallel.runner import ParallelOptions
 
     journal = getattr(args, "journal", None)
@@ -217,6 +218,7 @@ def solution_drawer(args, cover, partial: bool):
         raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
     if args.draw.exists() and not args.draw.is_dir():
         raise UsageError(f"--draw {args.draw}: not a directory")
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.drawing.gallery import SolutionDrawer
 
     try:

@@ -12,7 +12,7 @@ of :data:`EXIT_STATUS_HELP`.
 
 from __future__ import annotations
 
-from bench import signals
+from bench.system import signals
 from bench.cli.facts import escape
 from bench.engines import Limits, Result, Status
 
@@ -65,7 +65,7 @@ def warning(name: str, result: Result, limits: Limits) -> str | None:
 
 
 def exit_status(errors: bool, failed: bool, limited: bool) -> int:
-    """The status of a command that was not stopped by a signal (that one is :func:`bench.signals.exit_status`)."""
+    """The status of a command that was not stopped by a signal (that one is :func:`bench.system.signals.exit_status`)."""
     if errors:
         return EXIT_USAGE
     if failed:

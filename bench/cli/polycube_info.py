@@ -15,7 +15,8 @@ from __future__ import annotations
 import time
 
 from bench import __version__
-from bench.native.fila import MAX_CELLS
+from bench.engines.fila import MAX_CELLS
+from bench.toolchain import aot
 
 TIME_FORMAT = "%d/%b/%Y %H:%M:%S %Z"
 
@@ -54,12 +55,10 @@ def timing_table(result, prepare_timings: dict) -> list[str]:
 
 def kernel_lines() -> list[str]:
     """``KERNEL_LIBRARIES``: the kernel libraries this process ran on, or ``none`` and why numba compiled instead."""
-    from bench.native import aot
-
     loaded = aot.loaded()
     reason = None if loaded else aot.buildable()
     value = ",".join(loaded) if loaded else "none" + (f" (numba's JIT: {reason})" if reason else "")
-    return ["# Kernel libraries built ahead of time this process ran on (bench.native.aot)",
+    return ["# Kernel libraries built ahead of time this process ran on (bench.toolchain.aot)",
             f"KERNEL_LIBRARIES={value}"]
 
 

@@ -2,7 +2,7 @@
 
 The bar appears on a terminal once the solve has run for two seconds.  Its
 total is Knuth's random-path estimate of the search tree
-(:func:`~bench.native.sampling.estimate_tree`, 1,000 paths, taken only then,
+(:func:`~bench.engines.sampling.estimate_tree`, 1,000 paths, taken only then,
 so short solves never pay for it; a search that estimates its own tree says
 so in ``estimated_nodes``), so the ETA is an estimate too: it is redrawn as
 the counted nodes pass it.
@@ -14,14 +14,14 @@ import sys
 import time
 from contextlib import contextmanager
 
-from bench.native.codes import S_COVERS, S_NODES
-from bench.native.search import MONITOR
+from bench.kernels.codes import S_COVERS, S_NODES
+from bench.engines.search import MONITOR
 
 TRIALS = 1000
 
 
 class SolveProgress:
-    """Watches one search (see :data:`bench.native.search.MONITOR`) and draws the bar."""
+    """Watches one search (see :data:`bench.engines.search.MONITOR`) and draws the bar."""
 
     def __init__(self, cover, settings, enabled: bool | None = None, delay: float = 2.0, stream=None):
         self.cover = cover
@@ -47,7 +47,8 @@ class SolveProgress:
 
             # an engine whose tree is not DLX's estimates its own (the GPU engine's first-open-cell search)
             estimate = getattr(search, "estimated_nodes", None)
-            self.bar = tqdm(total=max(self._estimate() if estimate is None else estimate, nodes + 1), initial=nodes, file=self.stream, ascii=" #",
+            total = self._estimate() if estimate is None else estimate
+            self.bar = tqdm(total=max(total, nodes + 1), initial=nodes, file=self.stream, ascii=" #",
                             unit=" nodes", unit_scale=True, mininterval=0, leave=False,
                             bar_format="[{bar:20}] {n_fmt}/~{total_fmt} nodes, {desc}  {elapsed} elapsed, "
                                        "ETA ~{remaining}")
@@ -60,7 +61,8 @@ class SolveProgress:
         self.bar.update(nodes - self.bar.n)
 
     def _estimate(self) -> int:
-        from bench.native.sampling import estimate_tree
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
+        from bench.engines.sampling import estimate_tree
 
         try:
             return int(estimate_tree(self.cover, self.settings, trials=TRIALS, goal=self.settings.goal).nodes)

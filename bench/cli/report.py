@@ -6,7 +6,7 @@ import sys
 
 from bench.cli.options import add_moved_o
 from bench.cli.values import existing_file, fraction, output_file
-from bench.files import check_output, write_atomic
+from bench.system.files import check_output, write_atomic
 
 
 def add_parsers(sub) -> None:
@@ -31,6 +31,7 @@ def add_parsers(sub) -> None:
 
 def cmd_report(args) -> int:
     """``bench report``: Markdown, HTML or CSV of result files."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.comparison import report, results
     from bench.comparison.markdown import render_markdown
 
@@ -40,6 +41,7 @@ def cmd_report(args) -> int:
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)
     elif args.html:
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
         from bench.comparison.html import render_html
 
         text = render_html(documents)
@@ -54,6 +56,7 @@ def cmd_report(args) -> int:
 
 def cmd_compare(args) -> int:
     """``bench compare``: what differs between the runs, then what got faster or slower; exit 1 when a count changed."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.comparison import results
     from bench.comparison.compare import compare
 

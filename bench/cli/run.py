@@ -30,7 +30,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from bench import signals
+from bench.system import signals
 from bench.bundled import DEFS
 from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
                                add_moved_o, add_parallel_arguments, add_redundancy_arguments, engine_list,
@@ -39,7 +39,7 @@ from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
-from bench.files import check_directory, check_output, write_atomic
+from bench.system.files import check_directory, check_output, write_atomic
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
@@ -111,6 +111,7 @@ def shared_configuration(args, specs: list[str]) -> str | None:
 
 def output_path(given: str | None) -> Path:
     """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.comparison import results
 
     if given is not None:
@@ -124,6 +125,7 @@ def write_html_report(document: dict, path: Path) -> None:
     """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
     html_path = path.with_suffix(".html")
     try:
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
         from bench.comparison.html import render_html
 
         write_atomic(html_path, render_html([(str(path), document)]), "HTML report")
@@ -141,6 +143,7 @@ def write_html_report(document: dict, path: Path) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
+    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
     from bench.comparison import results, summary
     from bench.comparison.pictures import first_solution
@@ -149,7 +152,7 @@ def cmd_run(args) -> int:
     from bench.comparison.rounds import solve_rounds, static_proof_rows, warm_up
     from bench.comparison.validation import INPUT, input_problems, validate
     from bench.models.expected import expected_for
-    from bench.prepare import prepare
+    from bench.session.prepare import prepare
 
     specs = parse_engines(args.engine)
     if not args.paths:

@@ -18,13 +18,11 @@ import gc
 
 from bench import __version__
 from bench.cli.options import (add_cache_argument, add_drawing_arguments, add_filter_arguments, add_memory_argument,
-                               add_mirror_argument, add_parallel_arguments, add_redundancy_arguments,
-                               in_search_settings, sample_spec)
+                               add_mirror_argument, add_parallel_arguments, add_redundancy_arguments, sample_spec)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.syntax import OptionalValue, Switch
 from bench.cli.values import definition_path, integer, output_file, seconds, word
-from bench.engines import Settings, engine_names, get_engine
-from bench.errors import UsageError
+from bench.engines import engine_names
 
 
 EXAMPLES = {
@@ -141,36 +139,6 @@ def add_parser(sub) -> None:
     p.set_defaults(func=run)
 
 
-TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "parity_backtrack", "volume_backtrack",
-                "order", "fila", "nof")
-
-
-def engine_name(args) -> str:
-    """The engine asked for: ``--engine``, else fila when a FILA option is given, else dlx.
-
-    ``-f 0`` is polycube's "FILA off": DLX only.
-    """
-    if args.fila == 0:
-        if args.engine and get_engine(args.engine).name == "fila":
-            raise UsageError("-f 0 turns FILA off, which leaves DLX: use --engine dlx, or -f N with N > 0 for fila")
-        return args.engine or "dlx"
-    if args.engine:
-        return args.engine
-    return "fila" if args.fila is not None or args.nof is not None else "dlx"
-
-
-def tuned(args) -> bool:
-    """True when the command line sets any tuning option (else an engine may choose its own configuration)."""
-    return any(getattr(args, name) not in (None, False) for name in TUNING_FLAGS)
-
-
-def settings_from(args) -> Settings:
-    """Engine settings from the command line."""
-    return Settings(order=args.order, goal=args.goal, trace=args.trace, fila=args.fila or None,
-                    nof=None if args.fila == 0 else args.nof,
-                    **in_search_settings(args))
-
-
 def run(args) -> int:
     """Solve every puzzle of ``args.files`` (:func:`bench.cli.solving.run`); returns the exit status.
 
@@ -181,6 +149,7 @@ def run(args) -> int:
     """
     gc.disable()
     try:
+        # lazy: `bench --help` and the other commands build this parser without importing the engines
         from bench.cli import solving
 
         return solving.run(args)

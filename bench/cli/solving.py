@@ -10,20 +10,49 @@ import json
 import sys
 import time
 
-from bench import signals
+from bench.system import signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import parallel_options, request_from, solution_drawer
+from bench.cli.options import in_search_settings, parallel_options, request_from, solution_drawer
 from bench.cli.outcome import count_line, exit_status, reached_max_solutions, warning
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.polycube_info import footer_lines, header_lines
 from bench.cli.progress import SolveProgress, watching
-from bench.cli.solve import engine_name, settings_from, tuned
-from bench.engines import Limits, Result, Status, get_engine
+from bench.engines import Limits, Result, Settings, Status, get_engine
 from bench.errors import BenchError, UsageError
-from bench.native.sampling import estimate_tree
+from bench.engines.sampling import estimate_tree
 from bench.parallel.runner import solve_maybe_parallel
-from bench.prepare import prepare
+from bench.session.prepare import prepare
+
+
+TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "parity_backtrack", "volume_backtrack",
+                "order", "fila", "nof")
+
+
+def engine_name(args) -> str:
+    """The engine asked for: ``--engine``, else fila when a FILA option is given, else dlx.
+
+    ``-f 0`` is polycube's "FILA off": DLX only.
+    """
+    if args.fila == 0:
+        if args.engine and get_engine(args.engine).name == "fila":
+            raise UsageError("-f 0 turns FILA off, which leaves DLX: use --engine dlx, or -f N with N > 0 for fila")
+        return args.engine or "dlx"
+    if args.engine:
+        return args.engine
+    return "fila" if args.fila is not None or args.nof is not None else "dlx"
+
+
+def tuned(args) -> bool:
+    """True when the command line sets any tuning option (else an engine may choose its own configuration)."""
+    return any(getattr(args, name) not in (None, False) for name in TUNING_FLAGS)
+
+
+def settings_from(args) -> Settings:
+    """Engine settings from the command line."""
+    return Settings(order=args.order, goal=args.goal, trace=args.trace, fila=args.fila or None,
+                    nof=None if args.fila == 0 else args.nof,
+                    **in_search_settings(args))
 
 
 def configuration(args, prepared, engine_name: str) -> dict:

@@ -19,6 +19,9 @@ from bench.comparison.markdown import run_facts
 from bench.comparison.report import HEADERS, detail_rows, summarize
 from bench.errors import BenchError
 from bench.html import markup, render_template
+from bench.drawing.picture import draw
+from bench.drawing.solution import Solution
+from bench.drawing.svg import to_svg
 
 
 def summary_rows(document: dict) -> tuple[list[str], list[dict]]:
@@ -40,10 +43,6 @@ def summary_rows(document: dict) -> tuple[list[str], list[dict]]:
 
 def solution_pictures(document: dict) -> tuple[list[dict], list[dict]]:
     """One picture per puzzle from the solutions ``bench run`` stored; and the puzzles without one, with why."""
-    from bench.drawing.picture import draw
-    from bench.drawing.solution import Solution
-    from bench.drawing.svg import to_svg
-
     pictures, missing = [], []
     for entry in document["puzzles"]:
         stored = entry.get("solution")

@@ -3,7 +3,7 @@
 The child is forked, so it shares the cover without copying it and
 inherits the JIT code the parent compiled while warming up.  It leads its
 own process group, so the timeout also stops the worker processes of a
-split solve, and it dies with the run (:func:`~bench.processes.die_with_parent`),
+split solve, and it dies with the run (:func:`~bench.system.processes.die_with_parent`),
 so killing ``bench run`` leaves no engine behind.
 """
 
@@ -19,7 +19,7 @@ import traceback
 from bench.engines import Limits, Result, Settings, Status, get_engine
 from bench.errors import UsageError
 from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
-from bench.processes import die_with_parent
+from bench.system.processes import die_with_parent
 
 
 def limits_for(engine, mode: str, timeout: float) -> Limits:

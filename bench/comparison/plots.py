@@ -18,9 +18,11 @@ WIDTH_IN = 10.0
 
 
 def _pyplot():
+    # lazy: plotting loads only for pictures and reports
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: plotting loads only for pictures and reports
     import matplotlib.pyplot as plt
 
     plt.rcParams.update({"svg.fonttype": "none", "font.size": 10, "axes.titlesize": 11,
@@ -130,6 +132,7 @@ def ratio_plot(document: dict) -> str | None:
 
 def _ratio_axis(ax, ratios: list[float]) -> None:
     """Ticks at 1x, 2x, 5x, 10x... on at least 0.9x to 2x, whatever the spread of the ratios."""
+    # lazy: plotting loads only for pictures and reports
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     ax.set_xlim(0.9, max([2.0] + [1.3 * r for r in ratios]))

@@ -31,7 +31,7 @@ from pathlib import Path
 from bench.about import VERSION
 from bench.engines import Result
 from bench.errors import BenchError
-from bench.files import write_atomic
+from bench.system.files import write_atomic
 
 SCHEMA = 1
 LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
@@ -92,7 +92,7 @@ def default_path(directory: str = "results") -> Path:
 
 
 def save(document: dict, path: Path) -> None:
-    """Write atomically to a regular file (:func:`bench.files.write_atomic`), so an interrupted run never leaves half a file."""
+    """Write atomically to a regular file (:func:`bench.system.files.write_atomic`), so an interrupted run never leaves half a file."""
     write_atomic(path, json.dumps(document, indent=1) + "\n", "result file")
 
 

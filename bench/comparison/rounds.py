@@ -13,6 +13,7 @@ from bench.comparison.progress import RunProgress, say
 from bench.comparison.results import row
 from bench.engines import Result, Settings, Status, get_engine
 from bench.parallel.runner import ParallelOptions
+from bench.toolchain.warmup import prefetching
 
 
 def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, float]:
@@ -20,13 +21,11 @@ def warm_up(specs: list[str], cover, settings: dict | None = None) -> dict[str, 
 
     On a cold cache the dearest of every engine's kernels starts compiling in
     a child (:meth:`~bench.engines.protocol.Engine.prefetch`, gathered by
-    :func:`~bench.native.warmup.prefetching`) while this process compiles
+    :func:`~bench.toolchain.warmup.prefetching`) while this process compiles
     the rest, and the warm-ups load it when it is done: the longest compile
     (FILA's kernel) sets the pace, not the sum.  ``settings`` maps a spec to
     the settings it runs with (its own configuration), else the defaults.
     """
-    from bench.native.warmup import prefetching
-
     engines = {spec: get_engine(spec) for spec in specs}
     engines = {spec: engine for spec, engine in engines.items() if engine.available()}
     settings = settings or {}

@@ -15,6 +15,7 @@ from bench.drawing.picture import draw
 from bench.drawing.solution import Solution
 from bench.drawing.svg import to_svg
 from bench.html import markup, render_template
+from bench.drawing.raster import write_png
 
 FORMATS = ("svg", "png")
 DEFAULT_LIMIT = 60
@@ -59,8 +60,6 @@ class SolutionDrawer:
             scene = draw(solution)
             path = self.directory / f"{self.stem}-{self.drawn:04d}.{self.fmt}"
             if self.fmt == "png":
-                from bench.drawing.raster import write_png
-
                 write_png(scene, path)
             else:
                 svg = to_svg(scene)

@@ -15,9 +15,11 @@ def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
 
     Shapes are stacked in scene order (matplotlib would otherwise put lines above patches).
     """
+    # lazy: plotting loads only for pictures and reports
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: plotting loads only for pictures and reports
     import matplotlib.pyplot as plt
     from matplotlib import patheffects
     from matplotlib.patches import Circle as CirclePatch

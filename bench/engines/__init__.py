@@ -14,13 +14,13 @@ from bench.engines.protocol import Engine, Filtered, Limits, Result, Settings, S
 from bench.errors import UsageError
 
 ENGINES: dict[str, str] = {
-    "dlx": "bench.native.dlx:DlxEngine",
-    "fila": "bench.native.fila:FilaEngine",
-    "cpsat": "bench.encoders.cpsat:CpSatEngine",
-    "sat": "bench.encoders.sat:SatEngine",
-    "ganak": "bench.encoders.counting:GanakEngine",
-    "xcover": "bench.external.xcover:XcoverEngine",
-    "exact-cover": "bench.external.exact_cover:ExactCoverEngine",
+    "dlx": "bench.engines.dlx:DlxEngine",
+    "fila": "bench.engines.fila:FilaEngine",
+    "cpsat": "bench.engines.cpsat:CpSatEngine",
+    "sat": "bench.engines.sat:SatEngine",
+    "ganak": "bench.engines.ganak:GanakEngine",
+    "xcover": "bench.engines.xcover:XcoverEngine",
+    "exact-cover": "bench.engines.exact_cover:ExactCoverEngine",
     "gpu": "bench.engines.gpu:GpuEngine",
 }
 """Engine name -> ``module:class``; imported only when asked for."""

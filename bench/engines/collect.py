@@ -17,7 +17,7 @@ import numpy as np
 
 from bench.engines.protocol import Limits, Result, Status
 from bench.errors import CoverError, Unsupported
-from bench.models.canonical import SolutionCounter
+from bench.kernels.canonical import SolutionCounter
 
 class Collector:
     """Counts, checks and forwards the covers an enumeration produces."""

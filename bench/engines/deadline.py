@@ -3,7 +3,7 @@
 xcover's compiled generator and the SAT solvers python-sat cannot interrupt
 check the clock only between two covers or two calls, and a puzzle with few
 covers may give them none for hours.  Under a time limit they solve in a
-child process (:func:`~bench.processes.call_with_deadline`) that checks the
+child process (:func:`~bench.system.processes.call_with_deadline`) that checks the
 clock where it can and is killed :data:`GRACE` seconds past the limit.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from bench.engines.protocol import Result, Status
-from bench.processes import Overdue, call_with_deadline
+from bench.system.processes import Overdue, call_with_deadline
 
 GRACE = 0.5
 

@@ -1,8 +1,9 @@
 """The GPU engine: a bitboard first-open-cell search on an NVIDIA GPU with numba-cuda (the ``gpu`` extra).
 
 The search, its layout on the device, the split and the distribution of the
-work are described in :mod:`bench.engines.gpu_kernel`.  This module holds
-what runs without numba: the engine, the check of which covers the search
+work are described in :mod:`bench.kernels.gpu`; the kernel itself is in
+:mod:`bench.kernels.gpu_device`.  This module holds what runs without
+numba-cuda: the engine, the check of which covers the search
 can take (:func:`build_tables`, :func:`unsupported`), whether a device is
 there (:func:`device_probe`), and the host's side of a solve
 (:class:`GpuSearch`): the split, the launches in batches, the covers
@@ -31,15 +32,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bench import signals
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import Unsupported
-from bench.native.codes import N_STATE, S_COVERS, S_NODES
+from bench.kernels import gpu as kernel
+from bench.kernels.codes import N_STATE, S_COVERS, S_NODES
+from bench.kernels.gpu import MAX_CELLS, MAX_SHAPES
+from bench.system import signals
 
-MAX_CELLS = 128
-"""Cells of the largest board: two 64-bit words."""
-MAX_SHAPES = 64
-"""Shapes with pieces to place: one bit each in a 64-bit mask."""
 SIMULATOR = "NUMBA_ENABLE_CUDASIM"
 """numba-cuda's switch to its CPU simulator, read once, when ``numba.cuda`` is imported."""
 
@@ -49,7 +48,7 @@ SIMULATOR = "NUMBA_ENABLE_CUDASIM"
 
 @dataclass(frozen=True, eq=False)
 class Tables:
-    """A cover as the search's arrays (see :mod:`bench.engines.gpu_kernel`).
+    """A cover as the search's arrays (see :mod:`bench.kernels.gpu`).
 
     Placements (options) are sorted by their lowest bit, then shape, then
     option: ``pm0``/``pm1`` their mask words, ``pshape`` their shape,
@@ -80,7 +79,7 @@ class Tables:
     order: int
 
     def host_args(self) -> tuple:
-        """The arrays the split takes after its own, in :func:`~bench.engines.gpu_kernel.expand`'s order."""
+        """The arrays the split takes after its own, in :func:`~bench.kernels.gpu.expand`'s order."""
         return (self.pm0, self.pm1, self.pshape, self.gstart, self.gend, self.hi, self.slack, self.short0,
                 self.avail0, self.full0, self.full1, self.two)
 
@@ -263,9 +262,11 @@ class GpuSearch:
     """One solve on the device: the split, the launches, the covers, the limits (see the module docstring)."""
 
     def __init__(self, cover, tables: Tables, limits: Limits, on_solutions=None, tuning: Tuning = Tuning()):
-        from bench.engines import gpu_kernel
+        # numba-cuda, imported by a solve only
+        from bench.kernels import gpu_device
 
-        self.kernel = gpu_kernel
+        self.device = gpu_device
+        self.kernel = kernel
         self.cover = cover
         self.tables = tables
         self.limits = limits
@@ -293,7 +294,7 @@ class GpuSearch:
 
     def _device(self) -> None:
         """Copy the tables to the device, compile (or load) the kernel with an empty launch and size the grid."""
-        cuda = self.kernel.cuda
+        cuda = self.device.cuda
         t = self.tables
         start = time.perf_counter()
         self.dev = {name: cuda.to_device(getattr(t, name)) for name in DEVICE_TABLES}
@@ -304,7 +305,7 @@ class GpuSearch:
         if simulated():
             self.grid = SIMULATOR_GRID
         else:
-            compiled = list(self.kernel.search_kernel.overloads.values())[-1]
+            compiled = list(self.device.search_kernel.overloads.values())[-1]
             self.grid = (compiled.max_cooperative_grid_blocks(THREADS_PER_BLOCK), THREADS_PER_BLOCK)
         device = cuda.get_current_device()
         name = getattr(device, "name", b"simulator")
@@ -393,7 +394,7 @@ class GpuSearch:
         ``timed``: its copies and kernel count in the copy and kernel seconds
         (not the launch that compiles the kernel).
         """
-        cuda, k, t = self.kernel.cuda, self.kernel, self.tables
+        cuda, k, t = self.device.cuda, self.kernel, self.tables
         start = time.perf_counter()
         d_subs, d_starts = cuda.to_device(subs), cuda.to_device(starts)
         counts = cuda.to_device(np.zeros(k.N_COUNTS, dtype=np.int64))
@@ -403,7 +404,7 @@ class GpuSearch:
         sol_len = cuda.device_array(self.rows, dtype=np.int32)
         sol_sub = cuda.device_array(self.rows, dtype=np.int32)
         copied = time.perf_counter()
-        k.search_kernel[grid](*self.arguments(d_subs, d_starts, n, counts, more, more_starts, sol_buf, sol_len,
+        self.device.search_kernel[grid](*self.arguments(d_subs, d_starts, n, counts, more, more_starts, sol_buf, sol_len,
                                               sol_sub))
         cuda.synchronize()
         ran = time.perf_counter()
@@ -580,8 +581,8 @@ class GpuSearch:
 
 
 def _monitor():
-    """The progress display watching native searches (:data:`bench.native.search.MONITOR`), if one is set."""
-    from bench.native.search import MONITOR
+    """The progress display watching native searches (:data:`bench.engines.search.MONITOR`), if one is set."""
+    from bench.engines.search import MONITOR
 
     return MONITOR.get()
 
@@ -595,8 +596,9 @@ def warm_host() -> float:
     """Compile (or load) the host's kernels of the search once per process, on a tiny cover; returns their seconds."""
     if not _host_seconds:
         start = time.perf_counter()
-        from bench.engines import gpu_kernel as k
         from bench.models.cover import Cover
+
+        k = kernel
 
         cover = Cover.from_options([[0, 1, 2]], [1, 1, 1], n_cells=2)
         t = build_tables(cover)

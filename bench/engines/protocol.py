@@ -240,7 +240,7 @@ class Engine(ABC):
         return False
 
     def configure(self, puzzle, request):
-        """The :class:`~bench.prepare.Request` with this engine's defaults for what must be chosen before encoding."""
+        """The :class:`~bench.session.prepare.Request` with this engine's defaults for what must be chosen before encoding."""
         return request
 
     def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:

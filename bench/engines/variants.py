@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bench.engines.protocol import Settings
 from bench.errors import UsageError
+from bench.kernels.heuristics import parse_order
 
 TUNING_LETTERS = {"f": "fila", "n": "nof", "o": "order", "p": "parity_backtrack", "v": "volume_backtrack",
                   "P": "parity_filter", "V": "volume_filter", "F": "fit_filter", "R": "fit_rounds"}
@@ -34,7 +35,6 @@ def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dic
     >>> parse_tuning("fila", "f11/oe=11:f=3/n", frozenset({"fila", "nof", "order"}))
     {'fila': 11, 'order': 'e=11:f=3', 'nof': True}
     """
-    from bench.native.heuristics import parse_order
 
     letters = [k for k, name in TUNING_LETTERS.items() if name in allowed]
     expected = f"'/'-separated {', '.join(k + ('N' if TUNING_LETTERS[k] in COUNTED else 'SPEC' if k == 'o' else '[0]') for k in letters)}"

@@ -244,6 +244,34 @@ class Cover:
         """Number of options."""
         return len(self.opt_ptr) - 1
 
+    @cached_property
+    def max_depth(self) -> int:
+        """An upper bound on the number of options in a cover (a search's stacks are sized by it).
+
+        A cover covers item i at most ``hi[i]`` times and each option covers
+        at least one item, so the options number at most the sum of the bounds;
+        any set of items that every option touches bounds them alone: the
+        items that must be covered exactly (``lo == hi > 0``), the cells, the
+        pieces (27 cubes in a 60x60x60 box: 27 levels, not 216,000).
+        """
+        if not self.n_options:
+            return 0
+        items = np.arange(self.n_items)
+        exact = (self.item_lo == self.item_hi) & (self.item_lo > 0)
+        bound = int(self.item_hi.sum())
+        for subset in (exact, items < self.n_cells, items >= self.n_cells):
+            if subset.any() and np.logical_or.reduceat(subset[self.opt_items], self.opt_ptr[:-1]).all():
+                bound = min(bound, int(self.item_hi[subset].sum()))
+        return int(min(self.n_options, bound))
+
+    @cached_property
+    def piece_count(self) -> int:
+        """Pieces to place: the total multiplicity of the shape items (:attr:`max_depth` for a cover without a
+        puzzle)."""
+        if self.puzzle is not None:
+            return int(self.item_hi[self.n_cells:].sum())
+        return self.max_depth
+
     def option(self, o: int) -> np.ndarray:
         """Items of option ``o``."""
         return self.opt_items[self.opt_ptr[o] : self.opt_ptr[o + 1]]

@@ -42,7 +42,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from bench.errors import BenchError
-from bench.models.puzzle import CONVENTION_MIRROR, CONVENTION_ROTATIONS, CONVENTIONS
+from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, CONVENTIONS
 
 FILE_NAME = "expected.toml"
 LEGACY = "legacy"

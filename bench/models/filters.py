@@ -3,7 +3,7 @@
 The filters only remove options that no exact cover can use, so covers,
 unique and total are the same with and without them, for every engine.
 The same filters re-applied at each search node live in
-:mod:`bench.native.constraints`.
+:mod:`bench.kernels.constraints`.
 
 **Parity** (polycube ``-P``): place the option alone; the pieces left must
 still be able to reach the parity of the cells left
@@ -31,17 +31,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.kernels import njit
-from bench.models.regions import flood, subset_sums
-
-
-def cell_neighbours(puzzle) -> tuple[np.ndarray, np.ndarray]:
-    """CSR adjacency of the open cells (neighbours in the puzzle's lattice, in the lattice's order)."""
-    nbr = puzzle.open_index(puzzle.lattice.neighbours(puzzle.open_coords))
-    keep = nbr >= 0
-    ptr = np.zeros(puzzle.n_open + 1, dtype=np.int32)
-    np.cumsum(keep.sum(axis=1), out=ptr[1:])
-    return ptr, nbr[keep].astype(np.int32)
+from bench.kernels.regions import flood, subset_sums
+from bench.models.parity import option_parities, parity_monitor
+from bench.models.tiny import dominoes
+from bench.toolchain import warmup
+from bench.toolchain.registry import njit
 
 
 @njit(cache=True)
@@ -78,7 +72,7 @@ def volume_filter(cover):
     for k in range(len(sizes)):
         subset_sums(sizes, counts, k, limit, reach[k])
     shape_of = cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells
-    nbr_ptr, nbr = cell_neighbours(puzzle)
+    nbr_ptr, nbr = puzzle.cell_neighbours
     bad = _volume_violations(cover.opt_ptr, cover.opt_items, cover.n_cells, nbr_ptr, nbr,
                              shape_of.astype(np.int64), reach)
     return (cover.keep_options(~bad), int(bad.sum())) if bad.any() else (cover, 0)
@@ -86,8 +80,6 @@ def volume_filter(cover):
 
 def parity_filter(cover):
     """The cover without the options after which the region's parity is out of reach; returns ``(cover, removed)``."""
-    from bench.models.parity import option_parities, parity_monitor
-
     if cover.puzzle is None or cover.n_options == 0:
         return cover, 0
     monitor = parity_monitor(cover.puzzle)
@@ -200,3 +192,6 @@ def apply_one_shot(cover, volume: bool = False, fit_rounds: int | None = None, p
         counters["FIT_FILTER_ONE_SHOT"] = sum(per_round)
         counters["FIT_FILTER_ROUNDS"] = " ".join(map(str, per_round))
     return cover, counters
+
+
+warmup.register("filters", lambda: apply_one_shot(dominoes(2), volume=True, fit_rounds=1, parity=True), 1.9)

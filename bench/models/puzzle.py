@@ -27,13 +27,9 @@ import numpy as np
 from bench.errors import DefinitionError
 from bench.models.definition import PieceDefinition, PuzzleDefinition, parse_file
 from bench.models.lattice import Lattice
+from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, SymmetryGroup
 
 
-CONVENTION_ROTATIONS = "rotations"
-"""Unique counts up to the motions the pieces make: 3-D rotations (in a flat puzzle its turns and flips)."""
-CONVENTION_MIRROR = "mirror"
-"""Unique counts up to rotations and reflections, a reflection counting when it maps the piece set onto itself."""
-CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR)
 
 
 def _key(cells: np.ndarray) -> bytes:
@@ -264,6 +260,15 @@ class Puzzle:
         return np.where(inside & (box >= 0), self.box_to_open[np.maximum(box, 0)], -1)
 
     @cached_property
+    def cell_neighbours(self) -> tuple[np.ndarray, np.ndarray]:
+        """CSR adjacency of the open cells: per cell its neighbours in the lattice's order (``ptr``, ``cells``)."""
+        nbr = self.open_index(self.lattice.neighbours(self.open_coords))
+        keep = nbr >= 0
+        ptr = np.zeros(self.n_open + 1, dtype=np.int32)
+        np.cumsum(keep.sum(axis=1), out=ptr[1:])
+        return ptr, nbr[keep].astype(np.int32)
+
+    @cached_property
     def open_coords(self) -> np.ndarray:
         """Coordinates of the open cells, by open-cell number."""
         return _readonly(self.box_coords[self.open_box])
@@ -371,10 +376,8 @@ class Puzzle:
         return _readonly(np.asarray(sums, dtype=np.int64))
 
     @cached_property
-    def group(self):
+    def group(self) -> SymmetryGroup:
         """The puzzle's symmetry group (see :mod:`bench.models.symmetry`)."""
-        from bench.models.symmetry import SymmetryGroup
-
         return SymmetryGroup.of(self)
 
 

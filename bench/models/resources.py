@@ -91,7 +91,7 @@ def estimate(puzzle, fit_filter: bool = False) -> Estimate:
             widest = max(widest, positions * shape.size)
     n_open = puzzle.n_open
     n_items = n_open + len(puzzle.shapes)
-    # as :func:`bench.native.search.max_depth`: every option covers a cell and places a piece
+    # as :attr:`bench.models.cover.Cover.max_depth`: every option covers a cell and places a piece
     depth = min(images, n_open, sum(s.multiplicity for s in puzzle.shapes)) + 1
     words = (images + 63) // 64
     # every motion of the lattice, not the puzzle's group: a bound that costs nothing, where the group

@@ -32,7 +32,7 @@ orbit of solutions then still contains at least one cover of the filtered
 matrix.
 
 **Exact counts** (covers, unique, total) are decided by
-:mod:`bench.models.canonical`, from the tables this module computes.
+:mod:`bench.kernels.canonical`, from the tables this module computes.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ import numpy as np
 
 from bench.errors import UsageError
 from bench.models.methods import REDUNDANCY_METHODS
-from bench.models.puzzle import CONVENTION_MIRROR
 
 MAX_GROUP_ORDER = 64
 
@@ -68,6 +67,12 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
 
+
+CONVENTION_ROTATIONS = "rotations"
+"""Unique counts up to the motions the pieces make: 3-D rotations (in a flat puzzle its turns and flips)."""
+CONVENTION_MIRROR = "mirror"
+"""Unique counts up to rotations and reflections, a reflection counting when it maps the piece set onto itself."""
+CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR)
 
 @dataclass(frozen=True, eq=False)
 class SymmetryGroup:

@@ -1,7 +1,7 @@
 """Where DLX with the repeated volume filter hands over to FILA in an untuned search, and how fast subtrees grow.
 
 Which piece the redundancy filter constrains is chosen from estimates of
-each candidate's search (:mod:`bench.native.autoconfig`).
+each candidate's search (:mod:`bench.engines.autoconfig`).
 
 A region with jagged edges or islands is easily cut into parts no set of
 pieces fills, and the one-shot volume filter shows it: it removes 28 % of

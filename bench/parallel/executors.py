@@ -7,7 +7,7 @@ kernels, so they start warm and share the cover without copying it; a
 worker that dies breaks the pool, which is rebuilt and given every
 sub-problem not yet finished (a few times, then the rest are reported as
 errors); workers die with the process that started them, even when it is
-killed with SIGKILL (:func:`~bench.processes.die_with_parent`).  On a cluster the cover is scattered once to every worker, tasks
+killed with SIGKILL (:func:`~bench.system.processes.die_with_parent`).  On a cluster the cover is scattered once to every worker, tasks
 carry only their prefix, and Dask itself reschedules the tasks of a worker
 that dies; a task that raises is retried twice.
 """
@@ -26,9 +26,9 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
-from bench import signals
+from bench.system import signals
 from bench.errors import UsageError
-from bench.processes import die_with_parent
+from bench.system.processes import die_with_parent
 
 MAX_POOL_RESTARTS = 3
 
@@ -143,6 +143,7 @@ def _noop(x):
 def connect(address: str):
     """A Dask client for ``address`` (``tcp://HOST:PORT``); a clear error when it cannot be reached."""
     try:
+        # lazy: Dask loads only for --cluster
         from distributed import Client
     except ImportError:
         raise UsageError("--cluster needs Dask: pip install 'bench[cluster]' (dask[distributed])") from None
@@ -175,6 +176,7 @@ class ClusterQueue:
     """
 
     def __init__(self, client, payload, key: str):
+        # lazy: Dask loads only for --cluster
         from distributed import as_completed
 
         self.client = client
@@ -209,6 +211,7 @@ class ClusterQueue:
 @contextmanager
 def loopback_cluster(workers: int, cwd=None):
     """A Dask scheduler and ``workers`` one-thread workers on 127.0.0.1, for tests and benchmarks; yields the address."""
+    # lazy: Dask loads only for --cluster
     from distributed import Client
 
     with socket.socket() as probe:

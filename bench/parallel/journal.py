@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bench.engines.protocol import Status
 from bench.errors import UsageError
-from bench.files import open_append, write_atomic
+from bench.system.files import open_append, write_atomic
 from bench.parallel.split import SubProblem
 
 FORMAT = 2

@@ -2,7 +2,7 @@
 
 The search is split (:mod:`bench.parallel.split`) into at least
 ``SUBPROBLEMS_PER_WORKER`` sub-problems per worker; each is sized by
-random paths (:mod:`bench.native.sampling`), the large ones are split one
+random paths (:mod:`bench.engines.sampling`), the large ones are split one
 level deeper, and they are dispatched largest first so that the last to
 finish are small.  Every finished sub-problem goes to the journal before
 it counts, so a run stopped at any point resumes with ``resume=True``:
@@ -21,18 +21,20 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench import signals
+from bench.system import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
-from bench.files import writable_directory
+from bench.system.files import writable_directory
 from bench.models.tuning import GROWTH_EXPONENT
-from bench.native import warmup
-from bench.native.constraints import SETTING_SLOTS
-from bench.native.search import piece_count
-from bench.native.sampling import estimate_nodes, estimate_tree
+from bench.toolchain import warmup
+from bench.engines.constraints import SETTING_SLOTS, constrained
+from bench.engines.search import search_specialization
+from bench.engines.sampling import estimate_nodes, estimate_tree
 from bench.parallel import SUBPROBLEMS_PER_WORKER
 from bench.parallel.journal import Journal
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
+from bench.parallel import executors
+from bench.parallel.progress import Progress
 
 ESTIMATE_PATHS = 600
 DISPATCH_SHARE = 0.025
@@ -104,7 +106,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
             return solve_parallel(cover, engine, settings, options, limits, alongside)
         elif limits is None or limits.time_limit is None:
             # on a cold cache the random paths' kernel compiles in a child while the solve's compile here
-            warmup.prefetch([warmup.search_specialization(warmup.constrained(sizing(settings)))])
+            warmup.prefetch([search_specialization(constrained(sizing(settings)))])
             engine.warm_up(cover, settings)
             if worth_splitting(cover, engine.resolve(cover, settings)):
                 return solve_parallel(cover, engine, settings, options, limits, alongside)
@@ -153,7 +155,7 @@ def exact_depth(cover, settings: Settings) -> int | None:
     """
     if not settings.fila:
         return None
-    return piece_count(cover) - settings.fila
+    return cover.piece_count - settings.fila
 
 
 def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tuple[list[SubProblem], dict, int]:
@@ -162,7 +164,7 @@ def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tup
     Without ``depth`` the split goes no deeper than :func:`exact_depth`, so
     every counter adds up; an explicit ``depth`` is followed.
     """
-    n_pieces = piece_count(cover)
+    n_pieces = cover.piece_count
     exact = exact_depth(cover, settings)
     deepest = max(n_pieces - 1 if exact is None else exact, 1)
     if depth is not None and depth > max(n_pieces - 1, 1):
@@ -190,7 +192,7 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
     share of a sub-problem, :attr:`Settings.share`) the ones dispatched
     last are then cut in shares (:func:`share_tail`).
     """
-    n_pieces = piece_count(cover)
+    n_pieces = cover.piece_count
     exact = exact_depth(cover, settings)
     deepest = n_pieces - 1 if exact is None else exact
     if workers <= 1 or all(len(sub.prefix) >= deepest for sub in subs):
@@ -297,7 +299,6 @@ def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, ke
     while len(first) < len(todo) and (len(first) < 2 * workers or load < FIRST_SHARE * total):
         load += weights.get(todo[len(first)].ident, 0.0)
         first.append(todo[len(first)])
-    from bench.parallel import executors
 
     rest = todo[len(first):]
     queue = executors.ClusterQueue(client, payload, key)
@@ -386,8 +387,6 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     settings = engine.resolve(cover, settings)
     key = run_key(cover, engine, settings, options.depth)
     if options.cluster:
-        from bench.parallel import executors
-
         client = executors.connect(options.cluster)
     else:
         client = None
@@ -401,10 +400,6 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
            compile_seconds: float, alongside) -> Result:
     """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
-    # imported here: a solve in one process needs neither worker pools nor the progress bar (20 ms of imports)
-    from bench.parallel import executors
-    from bench.parallel.progress import Progress
-
     timings = {"compile": compile_seconds}
     workers = options.workers
     dispatch = None

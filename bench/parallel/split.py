@@ -26,8 +26,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bench.engines.protocol import Limits, Settings
-from bench.native import codes
-from bench.native.search import Search, piece_count
+from bench.kernels import codes
+from bench.engines.search import Search
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def split(cover, settings: Settings, depth: int, parent: SubProblem | None = Non
     becomes a sub-problem of its own, a dead end none.
     """
     base = len(parent.prefix) if parent else 0
-    n_pieces = piece_count(cover)
+    n_pieces = cover.piece_count
     goal = n_pieces - base - depth
     if depth < 1 or goal < 1:
         raise ValueError(f"cannot split {depth} levels below depth {base} of {n_pieces} pieces")

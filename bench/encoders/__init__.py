@@ -1,1 +1,0 @@
-"""Engines that solve the cover through a general-purpose solver: CP-SAT, SAT and model counting."""

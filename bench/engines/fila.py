@@ -1,0 +1,496 @@
+"""The DLX -> FILA pipeline: the FILA engine, and the hand-off of a DLX branch to FILA.
+
+Source: M. Busche, *FILA* (``shared/reference/fila-article.txt``): solveFila,
+selectFila, getImageListSet, POF and NOF.  The kernel is
+:mod:`bench.kernels.fila`; the image list sets it searches and the plan
+of a solve are built by :mod:`bench.kernels.fila_lists`.
+
+**Pipeline.**  Every solve starts in DLX (:mod:`bench.engines.search`).  When
+``fila`` or fewer pieces remain, no DLX item is forced (0 or 1 options), at
+most 128 cells are open and at most 64 shapes have pieces left, DLX hands
+the branch over: the open cells become
+the bits of an occupancy bitfield (one word up to 64 cells, two up to 128,
+see :mod:`bench.kernels.bitfield`), the options still in play become FILA's
+images, and DLX resumes by backing up once FILA has exhausted the branch.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from bench.engines.autoconfig import choose
+from bench.engines.constraints import constrained
+from bench.engines.protocol import Filtered, Limits, Result, Settings, apply_tuning
+from bench.engines.search import CompiledEngine, Search, search_result, search_specialization
+from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
+from bench.errors import Unsupported, UsageError
+from bench.models.tiny import dominoes
+from bench.models.tuning import filtered_handoff
+from bench.toolchain import warmup
+from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODES, S_PROBES, S_TOTAL, S_UNIQUE, S_UPDATES,
+                                TRACE)
+from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
+from bench.kernels.fila import (F_AVAIL, F_LEVEL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, RESTORE,
+                                      TriggerArgs,
+                                      fila_search)
+from bench.kernels.fila_lists import Plan, build_handoff, make_plan, words
+
+MAX_CELLS = 128
+MAX_SHAPES = 64
+
+
+# -- one hand-off -------------------------------------------------------------------------------
+
+# the search's state slots that count (the others say where it is)
+COUNTED_SLOTS = np.array([S_NODES, S_UPDATES, S_DEAD, S_COVERS, S_UNIQUE, S_TOTAL, S_PROBES])
+PROBES = 6
+"""Where :data:`COUNTED_SLOTS` keeps the probes."""
+
+
+def counted(search: Search) -> list[np.ndarray]:
+    """Copies of everything ``search`` counts: the counting state slots, attempts, fits, updates and the constraints'."""
+    return [search.state[COUNTED_SLOTS], search.attempts.copy(), search.fits.copy(), search.updates_by.copy(),
+            search.constraints.counters.copy()]
+
+
+class ShareTally:
+    """What the hand-offs of a share ``j > 0`` (:attr:`Settings.share`) counted below their roots' children.
+
+    Share 0 counts the rest of the search, so the shares add up.
+    """
+
+    def __init__(self, search: Search):
+        self.sums = [np.zeros_like(a) for a in counted(search)]
+
+    def add(self, before: list[np.ndarray], after: list[np.ndarray], p0: int, root_probes: int) -> None:
+        """Fold in one FILA run, counted from ``before`` to ``after``, without its root node, the images tried at the
+        root and the ``root_probes`` images probed there while choosing its hole."""
+        delta = [b - a for a, b in zip(before, after)]
+        delta[0][0] -= 1
+        delta[0][PROBES] -= root_probes
+        delta[1][p0] = 0
+        for total, d in zip(self.sums, delta):
+            total += d
+
+    def write(self, search: Search) -> None:
+        """Make the tally ``search``'s counts."""
+        state, attempts, fits, updates, constraints = self.sums
+        search.state[COUNTED_SLOTS] = state
+        search.attempts[:] = attempts
+        search.fits[:] = fits
+        search.updates_by[:] = updates
+        search.constraints.counters[:] = constraints
+
+
+class FilaRun:
+    """FILA on the branch a DLX search hands over: the sub-puzzle, its lists and its kernel state.
+
+    With a share ``(j, J)`` (:attr:`Settings.share`) it descends only into
+    the root's children ``i`` with ``i % J == j``: the kernel stops at
+    every placement at the root (its trace), and the others are taken
+    back before anything below them is counted.
+    """
+
+    def __init__(self, search: Search, plan: Plan, totals: dict):
+        start = time.perf_counter()
+        cover = search.cover
+        self.search = search
+        level = int(search.state[S_LEVEL])
+        self.p0 = search.n_pieces - level
+        self.share = search.settings.share
+        self.child = 0
+        # FILA's kernel function for this hand-off's argument types, once its first slice has looked it up
+        self._fila = None
+        self.before = counted(search) if self.share[0] > 0 else None
+        self.root_probes = None
+        # only the list families used from here on (not np.unique, whose first call imports numpy.ma: 15-20 ms of a
+        # run that imports nothing else it would not need)
+        used = np.flatnonzero(np.bincount(plan.fam[1 : self.p0 + 1]))
+        remap = np.full(len(plan.ordered), -1, dtype=np.int32)
+        remap[used] = np.arange(len(used), dtype=np.int32)
+        h = build_handoff(
+            cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
+            search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
+            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box)
+        n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
+        self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
+        self.nonempty, self.ls_base, self.order_cells = h.nonempty, h.ls_base, h.order_cells
+        self.dright, self.dleft = h.right, h.shift_left
+        self.lay, self.nbr, self.full, self.vmask = words(h.lay), words(h.nbr), words(h.full), words(h.vmask)
+        self.dmask = words(h.masks)
+        nb_ptr, nb = h.nb_ptr, h.nb
+        full = h.full
+        self.n_shapes = len(self.left)
+        self.spare = bool(np.any(self.slack > 0))
+        self.kind = plan.kind
+        fam = remap[plan.fam]
+        # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
+        fam[self.p0 + 1 :] = -1
+        self.fam = fam
+        depth = self.p0 + 1
+        self.fstate = np.zeros(N_FSTATE, dtype=np.int64)
+        self.fstate[F_PHASE] = FORWARD
+        self.fstate[F_AVAIL] = np.uint64((1 << self.n_shapes) - 1).view(np.int64)
+        occ_stack = np.zeros((depth + 1, n_words), dtype=np.uint64)
+        # bits that are not open cells start filled
+        occ_stack[0] = ~full[0]
+        self.occ_stack = words(occ_stack)
+        self.stk = np.zeros((depth, 6), dtype=np.uint64)
+        self.fbuf, self.fcount, self.flen = self.fit_buffers(depth)
+        self.pos_stack = np.zeros(depth, dtype=np.uint64)
+        self.prefix = search.chosen[:level].copy()
+        self.chosen = np.zeros(level + depth, dtype=np.int32)
+        self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
+        compiled = warmup.spent()
+        warmup.ensure([fila_specialization(n_words)])
+        start += warmup.spent() - compiled
+        self.totals = totals
+        if self.before is None:
+            totals["handoffs"] += 1
+            totals["images"] += len(self.img_opt)
+            totals["list_entries"] += len(self.entry_img)
+            totals["geometric"] += n_local == plan.n_box
+        totals["max_cells"] = max(totals["max_cells"], n_open)
+        totals["words"] = max(totals["words"], n_words)
+        totals["setup_seconds"] += time.perf_counter() - start
+
+    def fit_buffers(self, depth: int) -> tuple:
+        """Where the levels keep the fitting images: two halves per level, each as long as the longest list set."""
+        n_ls = len(self.nonempty)
+        lengths = np.diff(self.lp)[: n_ls * self.n_shapes].astype(np.int64)
+        cap = int(lengths.reshape(n_ls, self.n_shapes).sum(axis=1).max(initial=0))
+        return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
+                np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
+
+    def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> TriggerArgs:
+        """The triggers' arrays for this sub-puzzle: per image parity, per level state, local geometry."""
+        cons = search.constraints
+        cells = n_local if cons.cfg[C_VOLUME_BT] else 0
+        # the region's parity and the monitor state per level, from the hand-off's
+        fpar = np.zeros((depth + 1, 2), dtype=np.int64)
+        fpar[0] = cons.par_d[level], cons.par_s[level]
+        if cons.cfg[C_PARITY_BT]:
+            img_par, img_pstep = cons.opt_par[self.img_opt], cons.opt_pstep[self.img_opt]
+        else:
+            img_par = img_pstep = np.zeros(0, dtype=np.int64)
+        n_cells = search.cover.n_cells
+        open_shapes = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
+        return TriggerArgs(cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
+                           cons.shape_size[open_shapes], np.zeros(cells, dtype=np.int32),
+                           np.zeros(cells + 1, dtype=np.int32), np.zeros(cells, dtype=np.int64),
+                           np.zeros(max(cells, 1), dtype=np.int32), np.zeros(cells + 1, dtype=np.uint8))
+
+    def slice(self, budget: int) -> int:
+        """Run FILA for at most ``budget`` nodes; DONE once the branch is exhausted."""
+        j, shares = self.share
+        if shares == 1:
+            return self._kernel(budget, self.search.trace)
+        state = self.search.state
+        end = int(state[S_NODES]) + budget
+        while True:
+            # a trace from the root's level up stops at exactly the root's placements and the returns to it
+            code = self._kernel(max(end - int(state[S_NODES]), 1), self.p0)
+            if self.root_probes is None and self.before is not None:
+                # the first stop comes after the root chose its hole (its first placement, or the end)
+                self.root_probes = int(state[S_PROBES]) - int(self.before[0][PROBES])
+            if code != TRACE:
+                break
+            if self.fstate[F_TRACE_KIND] == 1:
+                if self.child % shares != j:
+                    # another share's child: back at the root before its node is counted, as if it did not fit
+                    self.search.fits[self.p0] -= 1
+                    self.fstate[F_LEVEL] = 0
+                    self.fstate[F_PHASE] = RESTORE
+                self.child += 1
+            if int(state[S_NODES]) >= end:
+                return PAUSED
+        if code == DONE and self.before is not None:
+            self.totals["share"].add(self.before, counted(self.search), self.p0, self.root_probes)
+        return code
+
+    def _kernel(self, budget: int, trace: int) -> int:
+        s = self.search
+        sym = s.cover.symmetry
+        args = (
+            self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright, self.dleft, self.dmask,
+            self.full, self.kind, self.fam,
+            self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk,
+            self.pos_stack, self.fbuf, self.fcount, self.flen, self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
+            self.prefix, self.img_opt, self.chosen, s.opt_ptr, s.opt_items, s.cover.n_cells,
+            sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
+            s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
+            trace, self.spare, self.fcons)
+        # the same types on every slice of a hand-off: its kernel is looked up once
+        if self._fila is None:
+            self._fila = fila_search.resolve(*args)
+        return self._fila(*args)
+
+    def trace_event(self) -> tuple[str, np.ndarray]:
+        """The trace event the last slice stopped at: ``place`` or ``remove``, and the options on the board."""
+        kind = "place" if self.fstate[F_TRACE_KIND] == 1 else "remove"
+        return kind, self.chosen[: self.fstate[F_TRACE_LEN]].copy()
+
+
+# -- the engine ---------------------------------------------------------------------------------
+
+
+def fila_specialization(words: int) -> str:
+    """The FILA kernel's specialization for bitfields of ``words`` words (:mod:`bench.toolchain.warmup`)."""
+    return f"fila{words}"
+
+
+def default_order(cover, handoff_at: int) -> str:
+    """The schedule FILA uses when none is given.
+
+    DLX's ``s`` places the pieces above the hand-off.  In a plain rectangle
+    FILA fills left to right (``f``, test case P5); elsewhere (3-D boxes,
+    hexagons and triangles, irregular regions) ``e`` picks the tightest hole
+    down to the last piece.  The article's tables hand the last three pieces
+    to ``f`` (TC4, PT5), but this kernel's ``e`` finds the hole that cannot
+    be filled there too, and loses less to it than it saves: the Tetris
+    Cube's tree is 48 M nodes and 4.06 s with ``e=11`` against 79 M and
+    4.52 s with ``e=11:f=3``, the planar pentacubes' in 3x4x5 2.00 s
+    against 2.31 s, the Meteor puzzle's 0.10 s against 0.12 s (the 13x13
+    diamond alike within the noise).
+    """
+    if cover.puzzle.rectangle or handoff_at <= 3:
+        return f"{scan_heuristic(cover.puzzle)}={handoff_at}"
+    return f"e={handoff_at}"
+
+
+def default_schedules(cover, handoff_at: int) -> list[str]:
+    """The schedules an untuned run chooses among: :func:`default_order` first, then the scan alone where that differs.
+
+    ``e`` costs more per node than the scan, and its list sets hold every
+    image at each of its cells where the scan's hold it at its first cell
+    only (the 30-ball pyramid: 313,014 entries against 6,332 over its 3
+    hand-offs, 3.3 ms of set-up in a search of 4 ms): on small trees and
+    where ``e`` barely shrinks the tree the scan is faster
+    (:func:`bench.engines.autoconfig.choose` measures which).
+    """
+    rule = default_order(cover, handoff_at)
+    scan = f"{scan_heuristic(cover.puzzle)}={handoff_at}"
+    return [rule] if rule == scan else [rule, scan]
+
+
+def scan_heuristic(puzzle) -> str:
+    """The first-open-cell scan FILA's defaults use, the same whichever way the box is drawn.
+
+    ``f`` scans with x slowest and z fastest.  A filling that runs along the
+    box's shortest side (a 10x6 rectangle scanned column by column) searches
+    a tree ten times smaller than one along its longest side (the same
+    rectangle drawn 6x10), so the scan follows :attr:`Puzzle.scan_axes`
+    (``f@a,b,c``), as ``f`` would in the box turned that way.
+    """
+    axes = puzzle.scan_axes
+    return "f" if axes == (0, 1, 2) else "f@" + ",".join(map(str, axes))
+
+
+def resolve(cover, settings: Settings) -> Settings:
+    """``settings`` with FILA's defaults filled in: hand-off after the first piece, NOF on, :func:`default_order`."""
+    n = cover.piece_count
+    handoff_at = settings.fila if settings.fila is not None else max(n - 1, 1)
+    if not 1 <= handoff_at <= max(n, 1):
+        raise UsageError(f"--fila must be between 1 and the number of pieces ({n}), got {handoff_at}")
+    order = settings.order if settings.order is not None else default_order(cover, handoff_at)
+    j, shares = settings.share
+    if not 0 <= j < shares:
+        raise UsageError(f"share {j} of {shares}: expected 0 <= share < shares")
+    if shares > 1 and (settings.goal or settings.trace):
+        raise UsageError("a share of a search (Settings.share) counts whole covers and cannot trace")
+    return replace(settings, fila=handoff_at, nof=True if settings.nof is None else settings.nof, order=order)
+
+
+def check_cover(cover) -> None:
+    """FILA needs cells with coordinates and one piece item per option."""
+    if cover.puzzle is None:
+        raise Unsupported("fila needs a cover built from a puzzle (cell coordinates); this one has none")
+    ptr, items = cover.opt_ptr, cover.opt_items
+    last = items[ptr[1:] - 1]
+    cells_before = np.ones(len(items), dtype=bool)
+    cells_before[ptr[1:] - 1] = False
+    if np.any(last < cover.n_cells) or np.any(items[cells_before] >= cover.n_cells):
+        raise Unsupported("fila needs options made of cells and exactly one piece item")
+
+
+def handoff_words(cover, handoff_at: int) -> set[int]:
+    """The bitfield word counts of the hand-offs with ``handoff_at`` pieces left (FILA's kernel specializations).
+
+    The open cells then are the cells of the pieces left, so between the
+    ``handoff_at`` smallest and largest pieces' cells (at most that, with
+    spare pieces).  A hand-off deeper down (a forced item at the hand-off
+    level) may have fewer: its specialization is compiled when it comes.
+    """
+    sizes = np.repeat([shape.size for shape in cover.puzzle.shapes], cover.item_hi[cover.n_cells:])
+    sizes.sort()
+    upper = min(int(sizes[len(sizes) - handoff_at:].sum()), cover.n_cells)
+    exact = np.array_equal(cover.item_lo[cover.n_cells:], cover.item_hi[cover.n_cells:])
+    lower = int(sizes[:handoff_at].sum()) if exact else 0
+    words = {1} if lower <= 64 else set()
+    if upper > 64 and lower <= MAX_CELLS:
+        words.add(2)
+    return words
+
+
+class FilaEngine(CompiledEngine):
+    """The native DLX -> FILA pipeline (see the module docstring)."""
+
+    name = "fila"
+    supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "share", "max_solutions",
+                           "node_limit", "time_limit", "auto"}) | CONSTRAINTS
+    PLAIN = frozenset({"sets", "fila1"})
+    """The specializations of a plain search (no cover given): up to 64 cells, without in-search constraints."""
+
+    def __init__(self, variant: str = ""):
+        self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
+
+    def specializations(self, cover, settings: Settings) -> set[str]:
+        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
+        words = handoff_words(cover, settings.fila)
+        return {search_specialization(constrained(settings))} | {fila_specialization(w) for w in words}
+
+    @property
+    def chooses_configuration(self) -> bool:
+        """True unless the variant tunes the engine: an untuned run chooses from estimates (:meth:`configure`)."""
+        return not self.tuning
+
+    def configure(self, puzzle, request):
+        """With no tuning option at all, the configuration chosen from estimates of each candidate's search.
+
+        The redundancy filter on the piece whose tree the random-path
+        estimates price cheapest (:func:`~bench.engines.autoconfig.choose`),
+        the hand-off they price cheaper (after the first piece, or the
+        second), the schedule a race of the real searches finds faster
+        (:func:`default_schedules`) and the one-shot volume filter in 2-D;
+        :meth:`resolve` then makes the region-dependent choices.  The
+        request keeps the :class:`~bench.engines.autoconfig.Choice` for
+        ``--info``.
+        """
+        if request.tuned:
+            return request
+        # on a cold cache the estimates build the sampler's library here; meanwhile children build FILA's kernels,
+        # which the race of schedules runs next, and DLX's, which the solve's first levels and the split decision run
+        warmup.prefetch(["fila1", "sets"])
+
+        # the smallest image of each orbit does not depend on how the piece is drawn, and the Tetris
+        # Cube's tree is 8 % smaller with it (with e then f: 478 M attempts against 521 M with L held as drawn)
+        method = request.redundancy_method or "orbit"
+        choice = choose(puzzle, PIPELINE, method)
+        return replace(request, redundancy=choice.piece, redundancy_method=method,
+                       volume=request.volume or choice.volume,
+                       settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order),
+                       choice=choice)
+
+    def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
+        """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.
+
+        An automatic configuration in a region the one-shot volume filter
+        shows prone to partition lets DLX filter by volume at every node for
+        the first pieces (:func:`~bench.models.tuning.filtered_handoff`).
+        """
+        check_cover(cover)
+        settings = apply_tuning(settings, self.tuning)
+        removed = filtered.counters.get("VOLUME_FILTER_ONE_SHOT") if filtered is not None else None
+        if settings.auto and removed is not None:
+            handoff = filtered_handoff(cover.puzzle, cover.piece_count, filtered.options_before, removed)
+            if handoff is not None:
+                settings = replace(settings, fila=handoff, volume_filter=handoff)
+        return resolve(cover, settings)
+
+    def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
+              on_trace=None) -> Result:
+        """Count (and optionally return) the exact covers of ``cover`` with DLX, then FILA.
+
+        Examples
+        --------
+        >>> import bench
+        >>> [p] = bench.load("defs/pentominoes_20x3.txt")
+        >>> r = FilaEngine().solve(bench.Cover.from_puzzle(p, redundancy=True))
+        >>> r.status.value, r.covers, r.unique, r.total, r.variant
+        ('solved', 2, 2, 8, 'f11/of=11/n1')
+        """
+        self.check(settings, limits)
+        settings = self.resolve(cover, settings)
+        compile_seconds = warmup.ensure(self.specializations(cover, settings))
+        search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
+        if "share" in totals:
+            totals.pop("share").write(search)
+        stats = search.stats()
+        stats["no_fits"] = stats["attempts"] - stats["fits"]
+        stats["fila"] = {k: v for k, v in totals.items() if k != "setup_seconds"}
+        stats["fila"]["probes"] = int(search.state[S_PROBES])
+        variant = f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}" + constraint_variant(settings)
+        return search_result(self.name, variant, search, search.status, stats,
+                             {"compile": compile_seconds, "setup": setup_seconds,
+                              "fila_setup": totals["setup_seconds"]})
+
+
+def handoff_totals() -> dict:
+    """FILA's totals over a pipeline's hand-offs, all zero (:class:`FilaRun` adds to them)."""
+    return {"handoffs": 0, "geometric": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0,
+            "setup_seconds": 0.0}
+
+
+def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None):
+    """DLX with hand-offs to FILA under resolved ``settings``, ready to run; returns the search and FILA's totals."""
+    plan = make_plan(cover, settings.order, cover.piece_count, settings.fila, settings.nof)
+    totals = handoff_totals()
+    search = Search(cover, settings, limits, on_solutions, on_trace,
+                    handoff=lambda s: FilaRun(s, plan, totals), handoff_at=settings.fila, handoff_cells=MAX_CELLS,
+                    handoff_shapes=MAX_SHAPES)
+    if settings.share[0] > 0:
+        totals["share"] = ShareTally(search)
+    return search, totals
+
+
+def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None):
+    """Run DLX with hand-offs to FILA under resolved ``settings``; returns the search, FILA totals and set-up seconds."""
+    t0 = time.perf_counter()
+    search, totals = start_pipeline(cover, settings, limits, on_solutions, on_trace)
+    setup_seconds = time.perf_counter() - t0
+    search.status = search.run()
+    return search, totals, setup_seconds
+
+
+class _Pipeline:
+    """FILA's pipeline as the automatic configuration races it (:class:`bench.engines.autoconfig.Pipeline`)."""
+
+    @staticmethod
+    def schedules(cover, handoff: int) -> list[str]:
+        """:func:`default_schedules`."""
+        return default_schedules(cover, handoff)
+
+    @staticmethod
+    def start(cover, order: str, handoff: int):
+        """An untuned pipeline search of ``cover`` with schedule ``order``, its totals and its selection kinds."""
+        engine = FilaEngine()
+        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
+        engine.warm_up(cover, settings)
+        search, totals = start_pipeline(cover, settings)
+        return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind
+
+
+PIPELINE = _Pipeline()
+"""What :func:`~bench.engines.autoconfig.choose` races."""
+
+FILA_DOMINOES = {1: 4, 2: 33}
+"""The dominoes each FILA specialization's tiny search places: 8 open cells fit one bitfield word, 66 need two."""
+
+
+def _tiny_fila(x: int) -> None:
+    # FILA from the root, its hand-off built from the search's first state: no DLX level runs, so this
+    # specialization compiles (or loads) FILA's kernels alone and can be compiled beside ``sets``
+    if 2 * x > MAX_CELLS or x > MAX_SHAPES:
+        raise ValueError(f"{x} dominoes: more than a hand-off may hold")
+    cover = dominoes(x)
+    settings = resolve(cover, Settings(order="e", fila=x - 1))
+    plan = make_plan(cover, settings.order, x, x, settings.nof)
+    search = Search(cover, settings, Limits(max_solutions=1), warm=False)
+    FilaRun(search, plan, handoff_totals()).slice(1 << 20)
+
+
+for _words, _cost in ((1, 11.3), (2, 12.5)):
+    warmup.register(fila_specialization(_words), lambda x=FILA_DOMINOES[_words]: _tiny_fila(x), _cost)

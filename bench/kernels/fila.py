@@ -1,0 +1,363 @@
+"""The FILA kernel: iterative solveFila over an occupancy bitfield (M. Busche, *FILA*, ``shared/reference``).
+
+**Search.**  Iterative solveFila with an explicit level stack.  Where the
+article keeps the shapes with pieces left in a warehouse array, this kernel
+keeps them as a bit mask beside a mask per list set of the shapes whose
+list there is not empty: the lists worth trying at a node are the set bits
+of one AND, taken lowest first, with no test per shape and no branch
+mispredicted on an empty list.  Identical pieces are never permuted and
+used-up shapes cost nothing.  Attempts are the images tried (whole lists, added per list),
+fits the ones placed; ``attempts - fits`` are the article's no-fits.
+Heuristics per number of pieces remaining: ``f`` (lowest open bit), any
+fixed order (scan from where the previous level stopped), ``e`` (fewest
+open neighbours by popcount, ties by fits counted up to the current
+minimum) and ``s`` (fewest fits).  Ties go to the lowest cell in priority
+order, as in DLX.  Covers, unique and total are counted in the kernel
+through :func:`~bench.kernels.canonical.classify_cover`.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from bench.toolchain.registry import njit
+from bench.kernels.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
+                                   load, lowest, merge, store, test, with_bit)
+from bench.kernels.codes import DONE, PAUSED, S_NODES, S_PROBES, TRACE, record_cover
+from bench.kernels.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
+
+
+# selection kinds per number of remaining pieces
+FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
+# phases of the kernel; RESTORE resumes a back-up after the trace of the removal
+FORWARD, NEXT_SHAPE, SCAN, BACKUP, RESTORE = 0, 1, 2, 3, 4
+# slots of the FILA state array: the search's place, and the last trace event (1 placed, 2 removed) with the
+# number of options it shows
+F_LEVEL, F_PHASE, F_AVAIL, F_TRACE_KIND, F_TRACE_LEN = range(5)
+N_FSTATE = 5
+# columns of the level stack: the list cursor and its end in the fit buffer, the shapes still to try, the shape
+# being tried, the buffer half in use, and the entry placed at the level
+L_CURSOR, L_END, L_TODO, L_SHAPE, L_BASE, L_ENTRY = range(6)
+
+TriggerArgs = namedtuple("TriggerArgs", [
+    "cfg", "par_ok", "img_par", "img_pstep", "fpar", "counters", "nb_ptr", "nb", "size",
+    # scratch space of the volume trigger
+    "region", "vol", "mark", "stack", "reach"])
+"""The parity and volume triggers' arrays for one hand-off, as the FILA kernel takes them, by name."""
+
+
+
+
+# -- the kernel ----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, full_arr, kind, fam, order_cells,
+                nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
+                fbuf, fcount, flen, p0, n_shapes,
+                state, attempts, fits,
+                prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
+                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, trace, spare, fcons):
+    """Run FILA from the saved state for at most ``node_budget`` nodes.
+
+    Returns DONE, PAUSED, FULL_STOP, BUFFER_FULL or TRACE (codes of
+    :mod:`bench.kernels.codes`); calling again resumes where it stopped.
+    ``trace`` is polycube's ``-t K``, as in DLX: a placement is reported
+    when at least K - 1 pieces remain (exactly 1 - K for K < 0), a removal
+    when at least K remain; the options on the board are then
+    ``chosen[:fstate[F_TRACE_LEN]]``.  Counts
+    go to the DLX search's ``state``, ``attempts`` and ``fits``, so limits
+    and statistics cover the whole pipeline.  ``lay`` and ``occ_stack`` are
+    ``uint64[:]`` for one-word bitfields and ``uint64[:, 2]`` for two.
+
+    The level being worked on lives in locals (its occupancy, list set,
+    shapes still to try, shape and list cursor); ``stk`` keeps them for the
+    levels below, written on the way down and read on the way back, with
+    the entry placed at each level.
+
+    A level places its images from ``fbuf``, where the fitting entries of
+    the list being tried are stored unconditionally and kept by advancing:
+    one test per image and no branch on its outcome.  ``e`` and ``s`` test
+    every image of the chosen list set while counting fits, so they fill
+    the buffer for all shapes at once: per level, two halves (the best
+    candidate's and the one being counted), with each shape's fits and list
+    length in ``fcount`` and ``flen``.  The other heuristics fill the first
+    half with one shape's list when they try that shape.
+
+    ``fcons`` (:data:`TriggerArgs`) carries the parity and volume triggers
+    (:mod:`bench.kernels.constraints`, :meth:`FilaRun.constraint_args`);
+    they act below the hand-off node, which DLX has checked.
+    """
+    # always passed (not None without triggers, as DLX's cons is): a specialization without them searched 10x6
+    # 3 % slower (interleaved in one process) for under 2 s less compiling, and measured again as whole processes
+    # (results/checkouts-86c44cb-ef80c10.md) 10x6 15 % and the Tetris Cube 7 % slower
+    ccfg, par_ok, img_par, img_pstep, fpar = fcons.cfg, fcons.par_ok, fcons.img_par, fcons.img_pstep, fcons.fpar
+    counters, lnb_ptr, lnb, lsize = fcons.counters, fcons.nb_ptr, fcons.nb, fcons.size
+    lregion, lvol, lmark, lstack, lreach = fcons.region, fcons.vol, fcons.mark, fcons.stack, fcons.reach
+    pb_min = np.uint64(ccfg[C_PARITY_BT])
+    vb_min = np.uint64(ccfg[C_VOLUME_BT])
+    poff = ccfg[C_PAR_OFFSET]
+    pwidth = par_ok.shape[1]
+    n_local = lmark.shape[0]
+    n_cells_l = np.uint64(ls_base.shape[1])
+    triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
+    full = load(full_arr, 0)
+    n_prefix = prefix.shape[0]
+    n_dirs = dright.shape[0]
+    buf_cap = np.uint64(fbuf.shape[0] // (2 * stk.shape[0]))
+    # unsigned indices spare numba's negative-index correction on every access
+    zero = np.uint64(0)
+    one = np.uint64(1)
+    level = np.uint64(fstate[F_LEVEL])
+    phase = fstate[F_PHASE]
+    # shapes with pieces left, one bit each
+    avail = np.uint64(fstate[F_AVAIL])
+    goal_p = np.uint64(goal) if goal > 0 else np.uint64(1 << 62)
+    nodes = state[S_NODES]
+    probes = state[S_PROBES]
+    nodes_end = nodes + node_budget
+    status = DONE
+
+    # No helper here calls another: numba inlines closures, but a closure
+    # called from a closure takes a reference on every array it touches,
+    # an atomic increment and decrement per call (measured: a fifth of the run).
+
+    def shortfall():
+        # with spare pieces, a full box still needs every shape's minimum
+        for s in range(n_shapes):
+            if left[s] > slack[s]:
+                return True
+        return False
+
+    def violated(occ, p, lv):
+        # the parity and volume triggers, counted where they fire
+        if pb_min > zero and p >= pb_min:
+            # the parent was checked before its children, so its state is at hand
+            i = entry_img[stk[lv - one, L_ENTRY]]
+            d = fpar[lv - one, 0] - img_par[i]
+            ps = fpar[lv - one, 1] - img_pstep[i]
+            fpar[lv, 0] = d
+            fpar[lv, 1] = ps
+            d += poff
+            if d < 0 or d >= pwidth or par_ok[ps, d] == 0:
+                counters[K_PARITY_BT, p] += 1
+                return True
+        if vb_min > zero and p >= vb_min:
+            if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lregion, lvol, lmark, lstack,
+                                    lreach):
+                counters[K_VOLUME_BT, p] += 1
+                return True
+        return False
+
+    def traced(placed, left):
+        # the DLX kernel's rule, so that a trace reads the same across the hand-off
+        if placed:
+            return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
+        return trace > 0 and left >= trace
+
+    def show(lv, what):
+        # the options on the board, for the trace event ``what``
+        for t in range(n_prefix):
+            chosen[t] = prefix[t]
+        for t in range(np.int64(lv)):
+            chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
+        fstate[F_TRACE_KIND] = what
+        fstate[F_TRACE_LEN] = n_prefix + np.int64(lv)
+
+    def list_set(f, c, occ):
+        # cell c's list set for the occupancy of its variable neighbours (NOF)
+        return np.uint64(ls_base[f, c]) + gather(occ, load(vmask, f * n_cells_l + c))
+
+    def tightest(kd, f, occ, h, lv):
+        # e and s: the hole with fewest fits (among those with fewest open
+        # neighbours for e), fits counted only up to the best so far; the
+        # winner's fitting entries stay in its half of the level's buffer
+        m = h
+        if kd == ESTIMATE:
+            if n_dirs > 7:
+                m = fewest_open(h, dright, dleft, dmask, True)
+            elif n_dirs > 0:
+                m = fewest_open(h, dright, dleft, dmask, False)
+            else:
+                hh = h
+                least = 1 << 30
+                while not is_empty(hh):
+                    c = lowest(hh)
+                    hh = drop_lowest(hh)
+                    n = count_and(nbr, c, h)
+                    if n < least:
+                        least = n
+                        m = empty_like(h)
+                    if n == least:
+                        m = with_bit(m, c)
+        best = zero
+        best_half = zero
+        best_fits = np.uint64(1 << 62)
+        half = zero
+        tested = zero
+        while not is_empty(m):
+            c = np.uint64(lowest(m))
+            m = drop_lowest(m)
+            # list_set's body: a closure called from a closure would take references
+            ls = np.uint64(ls_base[f, c]) + gather(occ, load(vmask, f * n_cells_l + c))
+            base = ls * n_shapes
+            todo = nonempty[ls] & avail
+            w0 = (lv + lv + half) * buf_cap
+            w = w0
+            cb = (lv + lv + half) * n_shapes
+            while todo != zero:
+                s = np.uint64(lowest(todo))
+                todo &= todo - one
+                e = lp[base + s]
+                stop = lp[base + s + one]
+                ws = w
+                while e < stop:
+                    # stored unconditionally, kept by advancing: no branch per image
+                    fbuf[w] = e
+                    w += np.uint64(not hits(lay, e, occ))
+                    e += one
+                fcount[cb + s] = w - ws
+                flen[cb + s] = stop - lp[base + s]
+                tested += stop - lp[base + s]
+                if w - w0 >= best_fits:
+                    break
+            n = w - w0
+            if n < best_fits:
+                best_fits = n
+                best = ls
+                best_half = half
+                half ^= one
+                if n == zero:
+                    break
+        return best, best_half, tested
+
+    p = np.uint64(p0) - level
+    occ = load(occ_stack, level)
+    k = kend = todo = sh = base = zero
+    buffered = False
+    while True:
+        if phase == FORWARD:
+            if nodes >= nodes_end:
+                status = PAUSED
+                break
+            nodes += 1
+            h = holes(occ, full)
+            done = is_empty(h)
+            phase = BACKUP
+            if done or p == goal_p:
+                if not (done and spare and shortfall()):
+                    depth = np.int64(level)
+                    for t in range(n_prefix):
+                        chosen[t] = prefix[t]
+                    for t in range(depth):
+                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
+                    status = record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items,
+                                          n_cells, cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight,
+                                          max_solutions, stream)
+                    if status != DONE:
+                        break
+            elif triggers and level > zero and violated(occ, p, level):
+                pass
+            elif p > zero:
+                f = np.uint64(fam[p])
+                kd = kind[p]
+                if kd == FIRST:
+                    c = np.uint64(lowest(h))
+                elif kd == ORDER:
+                    m = zero
+                    if level > zero and fam[p + one] == fam[p]:
+                        m = pos_stack[level - one] + one
+                    while test(occ, order_cells[f, m]):
+                        m += one
+                    pos_stack[level] = m
+                    c = np.uint64(order_cells[f, m])
+                else:
+                    c = zero
+                buffered = kd == ESTIMATE or kd == SIZE
+                if buffered:
+                    ls, half, tested = tightest(kd, f, occ, h, level)
+                    probes += np.int64(tested)
+                    # base indexes the shapes' fit counts; k runs through the buffer
+                    base = (level + level + half) * n_shapes
+                    k = kend = (level + level + half) * buf_cap
+                else:
+                    ls = list_set(f, c, occ)
+                    base = ls * n_shapes
+                todo = nonempty[ls] & avail
+                phase = NEXT_SHAPE
+        if phase == NEXT_SHAPE:
+            if todo != zero:
+                sh = np.uint64(lowest(todo))
+                todo &= todo - one
+                if buffered:
+                    kend = k + fcount[base + sh]
+                    attempts[p] += np.int64(flen[base + sh])
+                else:
+                    e = lp[base + sh]
+                    stop = lp[base + sh + one]
+                    attempts[p] += np.int64(stop - e)
+                    k = kend = (level + level) * buf_cap
+                    while e < stop:
+                        fbuf[kend] = e
+                        kend += np.uint64(not hits(lay, e, occ))
+                        e += one
+                left[sh] -= 1
+                if left[sh] == 0:
+                    avail &= ~(one << sh)
+                phase = SCAN
+            else:
+                phase = BACKUP
+        if phase == BACKUP:
+            if level == zero:
+                status = DONE
+                break
+            level -= one
+            p += one
+            phase = RESTORE
+            if trace > 0 and traced(False, np.int64(p)):
+                show(level, 2)
+                status = TRACE
+                break
+        if phase == RESTORE:
+            k = stk[level, L_CURSOR]
+            kend = stk[level, L_END]
+            todo = stk[level, L_TODO]
+            sh = stk[level, L_SHAPE]
+            base = stk[level, L_BASE]
+            occ = load(occ_stack, level)
+            kd = kind[p]
+            buffered = kd == ESTIMATE or kd == SIZE
+        # SCAN: the next fitting image of the current list
+        e = fbuf[k] if k < kend else zero
+        if k < kend:
+            k += one
+            fits[p] += 1
+            stk[level, L_CURSOR] = k
+            stk[level, L_END] = kend
+            stk[level, L_TODO] = todo
+            stk[level, L_SHAPE] = sh
+            stk[level, L_BASE] = base
+            stk[level, L_ENTRY] = e
+            occ = merge(lay, e, occ)
+            level += one
+            p -= one
+            store(occ_stack, level, occ)
+            phase = FORWARD
+            if trace != 0 and traced(True, np.int64(p)):
+                show(level, 1)
+                status = TRACE
+                break
+        else:
+            # the list is exhausted: the piece goes back to the warehouse
+            if left[sh] == 0:
+                avail |= one << sh
+            left[sh] += 1
+            phase = NEXT_SHAPE
+    state[S_NODES] = nodes
+    state[S_PROBES] = probes
+    fstate[F_LEVEL] = level
+    fstate[F_PHASE] = phase
+    fstate[F_AVAIL] = np.int64(avail)
+    return status

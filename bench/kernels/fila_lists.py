@@ -1,0 +1,414 @@
+"""FILA's image list sets for the branch DLX hands over, and the plan every hand-off of a solve shares.
+
+**Image list sets.**  For every open cell c, every neighbour occupancy index
+z and every shape s there is a fixed list of the images of s that cover c.
+A list holds only images that are still in play (so only bounded ones),
+that avoid the neighbours z marks as filled (**NOF**, ``nof``: z has one bit
+per neighbour that may be open, so never-open neighbours cost nothing), and,
+for a fixed-order heuristic, that avoid every cell earlier in its order
+(**POF**: such an image sits only in the list of its earliest cell).  The
+lists are stored flat in ``(list set, shape)`` order, each entry the image's
+layout words, so a fit test is one AND over contiguous memory.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from dataclasses import dataclass
+
+import numpy as np
+
+from bench.toolchain.registry import njit
+from bench.kernels.bitfield import gather_rows
+from bench.kernels.fila import ESTIMATE, FIRST, ORDER, SIZE
+from bench.kernels.heuristics import compile_order, scan_axes, schedule
+from bench.kernels.memo import CoverMemo
+
+
+# -- building a sub-puzzle ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items):
+    """The options still in play in a DLX state, in no particular order.
+
+    Every option in play covers an open cell and is listed there; an option
+    is taken from the list of its first cell, so each appears once.
+    """
+    n = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            n += size[t]
+    out = np.empty(n, dtype=np.int32)
+    m = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            start = set_start[t]
+            for k in range(start, start + size[t]):
+                o = node_opt[sets[k]]
+                if opt_items[opt_ptr[o]] == t:
+                    out[m] = o
+                    m += 1
+    return out[:m]
+
+
+@njit(cache=True)
+def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
+    """Images of a sub-puzzle: ``img_ptr, img_cells`` (local cells), ``img_shape`` and layout words."""
+    n = options.shape[0]
+    img_ptr = np.zeros(n + 1, dtype=np.int32)
+    for i in range(n):
+        o = options[i]
+        img_ptr[i + 1] = img_ptr[i] + (opt_ptr[o + 1] - opt_ptr[o] - 1)
+    img_cells = np.empty(img_ptr[n], dtype=np.int32)
+    img_shape = np.empty(n, dtype=np.int32)
+    img_lay = np.zeros((n, n_words), dtype=np.uint64)
+    for i in range(n):
+        o = options[i]
+        m = img_ptr[i]
+        for z in range(opt_ptr[o], opt_ptr[o + 1] - 1):
+            c = local_of[opt_items[z]]
+            img_cells[m] = c
+            img_lay[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+            m += 1
+        img_shape[i] = shape_of[opt_items[opt_ptr[o + 1] - 1]]
+    return img_ptr, img_cells, img_shape, img_lay
+
+
+@njit(cache=True)
+def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_rank, fam_ordered, nb_ptr, nb, nof):
+    """The image list sets of every family (an unordered one, one per fixed order).
+
+    Returns ``lp, lay, entry_img, nonempty, ls_base, vmask``: list
+    ``(ls, s)`` holds the images ``entry_img[lp[k] : lp[k + 1]]`` with
+    ``k = ls * n_shapes + s``, their layout words in ``lay``; bit s of
+    ``nonempty[ls]`` says list ``(ls, s)`` has images.
+    Cell c of family f owns list sets ``ls_base[f, c] + z``, where bit k of
+    z says the k-th lowest of its variable neighbours is filled: z is the
+    occupancy gathered through mask ``vmask[f * n_local + c]`` (one PEXT).
+    In an ordered family an image sits only at its earliest cell (POF) and
+    only later neighbours are variable.
+    """
+    n_fam = fam_rank.shape[0]
+    n_img = img_shape.shape[0]
+    n_words = img_lay.shape[1]
+    nv = np.zeros((n_fam, n_local), dtype=np.int32)
+    ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
+    vmask = np.zeros((n_fam * n_local, n_words), dtype=np.uint64)
+    n_ls = 0
+    for f in range(n_fam):
+        for c in range(n_local):
+            k = 0
+            if nof:
+                for t in range(nb_ptr[c], nb_ptr[c + 1]):
+                    d = nb[t]
+                    if not fam_ordered[f] or fam_rank[f, d] > fam_rank[f, c]:
+                        vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                        k += 1
+            nv[f, c] = k
+            ls_base[f, c] = n_ls
+            n_ls += 1 << k
+    n_slots = n_ls * n_shapes
+    # the images at each cell, in image order (a counting sort of the images' cells): the lists are filled cell by
+    # cell, each cell's entries a few tens of KB, where image by image the writes landed all over arrays larger
+    # than the cache (the Meteor puzzle's 100 K entries a hand-off); each list still holds its images in order
+    n_at = img_ptr[n_img]
+    at_ptr = np.zeros(n_local + 1, dtype=np.int32)
+    for m in range(n_at):
+        at_ptr[img_cells[m] + 1] += 1
+    for c in range(n_local):
+        at_ptr[c + 1] += at_ptr[c]
+    at_img = np.empty(n_at, dtype=np.int32)
+    at_next = np.empty(n_local, dtype=np.int32)
+    for c in range(n_local):
+        at_next[c] = at_ptr[c]
+    for i in range(n_img):
+        for m in range(img_ptr[i], img_ptr[i + 1]):
+            c = img_cells[m]
+            at_img[at_next[c]] = i
+            at_next[c] += 1
+    first_cell = np.empty(n_img, dtype=np.int32)
+    lp = np.zeros(n_slots + 1, dtype=np.uint64)
+    fill = np.zeros(n_slots, dtype=np.int64)
+    lay = np.zeros((0, img_lay.shape[1]), dtype=np.uint64)
+    entry_img = np.empty(0, dtype=np.int32)
+    for writing in range(2):
+        for f in range(n_fam):
+            if fam_ordered[f]:
+                # an image sits only at its earliest cell (the first of them on a tie)
+                for i in range(n_img):
+                    first = img_ptr[i]
+                    for m in range(img_ptr[i], img_ptr[i + 1]):
+                        if fam_rank[f, img_cells[m]] < fam_rank[f, img_cells[first]]:
+                            first = m
+                    first_cell[i] = img_cells[first]
+            for c in range(n_local):
+                for t in range(at_ptr[c], at_ptr[c + 1]):
+                    i = at_img[t]
+                    if fam_ordered[f] and first_cell[i] != c:
+                        continue
+                    # the variable neighbours the image covers itself, gathered as the search will gather them
+                    conf = gather_rows(img_lay[i], vmask[f * n_local + c])
+                    free = ((1 << nv[f, c]) - 1) & ~np.int64(conf)
+                    z = free
+                    while True:
+                        slot = (ls_base[f, c] + z) * n_shapes + img_shape[i]
+                        if writing:
+                            e = lp[slot] + fill[slot]
+                            entry_img[e] = i
+                            for w in range(n_words):
+                                lay[e, w] = img_lay[i, w]
+                        fill[slot] += 1
+                        if z == 0:
+                            break
+                        z = (z - 1) & free
+        if not writing:
+            for slot in range(n_slots):
+                lp[slot + 1] = lp[slot] + fill[slot]
+                fill[slot] = 0
+            lay = np.empty((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
+            entry_img = np.empty(lp[n_slots], dtype=np.int32)
+    nonempty = np.zeros(n_ls, dtype=np.uint64)
+    for slot in range(n_slots):
+        if fill[slot] > 0:
+            nonempty[slot // n_shapes] |= np.uint64(1) << np.uint64(slot % n_shapes)
+    return lp, lay, entry_img, nonempty, ls_base, vmask
+
+
+@njit(cache=True)
+def neighbour_masks(nb_ptr, nb, n_words):
+    """Per local cell, the bitfield of its open neighbours (for ``e``)."""
+    n = nb_ptr.shape[0] - 1
+    out = np.zeros((n, n_words), dtype=np.uint64)
+    for c in range(n):
+        for t in range(nb_ptr[c], nb_ptr[c + 1]):
+            d = nb[t]
+            out[c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+    return out
+
+
+MAX_DIRECTIONS = 15
+
+
+@njit(cache=True)
+def neighbour_directions(nb_ptr, nb, n_words):
+    """The neighbour relation as shifts: ``deltas, masks`` (see :func:`~bench.kernels.bitfield.fewest_open`).
+
+    A cell's neighbour in direction i is ``deltas[i]`` bits away; bit c of
+    ``masks[i]`` says cell c has that neighbour.  Empty when the relation
+    needs more than :data:`MAX_DIRECTIONS` distances, as it does when the
+    open cells are numbered without their geometry.  The shifts right and
+    left are taken apart in NumPy (:func:`neighbour_shifts`): a ufunc here
+    would have every run that loads this kernel import numba's ufunc
+    machinery (5 ms).
+    """
+    n = nb_ptr.shape[0] - 1
+    deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
+    masks = np.zeros((MAX_DIRECTIONS, n_words), dtype=np.uint64)
+    n_dirs = 0
+    for c in range(n):
+        for t in range(nb_ptr[c], nb_ptr[c + 1]):
+            delta = nb[t] - c
+            i = 0
+            while i < n_dirs and deltas[i] != delta:
+                i += 1
+            if i == n_dirs:
+                if n_dirs == MAX_DIRECTIONS:
+                    return deltas[:0].copy(), masks[:0].copy()
+                deltas[i] = delta
+                n_dirs += 1
+            masks[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return deltas[:n_dirs].copy(), masks[:n_dirs].copy()
+
+
+def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`neighbour_directions` as FILA's kernel takes it: shifts ``right`` and ``left`` (one is 0), and ``masks``."""
+    deltas, masks = neighbour_directions(nb_ptr, nb, n_words)
+    return np.maximum(deltas, 0), np.maximum(-deltas, 0), masks
+
+
+Handoff = namedtuple("Handoff", [
+    "n_open", "n_local", "n_words", "options", "left", "slack", "lp", "lay", "entry_img", "nonempty", "ls_base",
+    "vmask", "nbr", "right", "shift_left", "masks", "full", "order_cells", "nb_ptr", "nb"])
+"""What :func:`build_handoff` returns, by name."""
+
+
+def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
+                  rank_g, ordered, nof, box_of, scan_cells, n_box) -> Handoff:
+    """Everything FILA needs for the branch a DLX state describes.
+
+    The sub-puzzle (:func:`local_puzzle`), the options still in play as its
+    images (:func:`active_options`, :func:`sub_images`), their list sets
+    (:func:`build_lists`) and the neighbour relation as masks and shifts
+    (:func:`neighbour_masks`, :func:`neighbour_shifts`).  Each step is
+    its own compiled function called from here: compiled inside one caller,
+    numba would link and optimize them all again as part of it, which cost
+    more CPU than compiling them.
+    """
+    (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
+     full) = local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
+    # each family's scan: its cells by rank, ties in cell order
+    order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
+    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
+    options = np.sort(active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items))
+    img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
+    lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
+                                                                 len(left), fam_rank, ordered, nb_ptr, nb, nof)
+    right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)
+    return Handoff(n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask,
+                   neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb)
+
+
+LAST = np.int32(np.iinfo(np.int32).max)
+
+
+@njit(cache=True)
+def local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box):
+    """The sub-puzzle of a DLX state: its cells as bits, its shapes, its neighbours and its scan orders.
+
+    The open cells become bits: at their places in the puzzle's box
+    (``box_of``, ``n_box`` cells, the cells that are not open set from the
+    start) when the box fits in the words the open cells need, so that
+    neighbours are shifts apart; otherwise packed as ``0 .. n_open - 1``
+    in the order of ``scan_cells``.  Both numberings keep the scan order,
+    so the lowest open bit is the first open cell.  Shapes with pieces left
+    become shapes ``0 .. n_shapes - 1`` with their piece counts (``left``)
+    and how many may stay unused (``slack``).  Returns ``n_open, n_local,
+    n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank, full``:
+    ``local_of`` and ``shape_of`` map the cover's items to local cells and
+    shapes (-1: none), ``nb_ptr, nb`` are the open neighbours of each local
+    cell, ``fam_rank`` each family's cell ranks (cells that are not open
+    last), ``full`` has the open cells' bits.
+    """
+    n_items = count.shape[0]
+    n_open = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            n_open += 1
+    n_words = 1 if n_open <= 64 else 2
+    geometric = n_box <= 64 * n_words
+    n_local = n_box if geometric else n_open
+    # filled by loops: np.full costs numba an implementation to compile per type
+    local_of = np.empty(n_items, dtype=np.int32)
+    shape_of = np.empty(n_items, dtype=np.int32)
+    for t in range(n_items):
+        local_of[t] = -1
+        shape_of[t] = -1
+    open_cells = np.empty(n_local, dtype=np.int64)
+    for t in range(n_local):
+        open_cells[t] = -1
+    m = 0
+    for t in scan_cells:
+        if count[t] == 0:
+            local_of[t] = box_of[t] if geometric else m
+            open_cells[local_of[t]] = t
+            m += 1
+    n_shapes = 0
+    for t in range(n_cells, n_items):
+        if hi[t] > count[t]:
+            shape_of[t] = n_shapes
+            n_shapes += 1
+    left = np.zeros(n_shapes, dtype=np.int64)
+    slack = np.zeros(n_shapes, dtype=np.int64)
+    for t in range(n_cells, n_items):
+        s = shape_of[t]
+        if s >= 0:
+            left[s] = hi[t] - count[t]
+            slack[s] = left[s] - max(lo[t] - count[t], 0)
+    nb_ptr = np.zeros(n_local + 1, dtype=np.int32)
+    for c in range(n_local):
+        g = open_cells[c]
+        n = 0
+        if g >= 0:
+            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+                if local_of[nb_g[u]] >= 0:
+                    n += 1
+        nb_ptr[c + 1] = nb_ptr[c] + n
+    nb = np.empty(nb_ptr[n_local], dtype=np.int32)
+    for c in range(n_local):
+        g = open_cells[c]
+        m = nb_ptr[c]
+        if g >= 0:
+            for u in range(nb_ptr_g[g], nb_ptr_g[g + 1]):
+                d = local_of[nb_g[u]]
+                if d >= 0:
+                    nb[m] = d
+                    m += 1
+    n_fam = rank_g.shape[0]
+    fam_rank = np.empty((n_fam, n_local), dtype=np.int32)
+    for f in range(n_fam):
+        for c in range(n_local):
+            # cells that are not open come last: a scan stops at an open cell first
+            fam_rank[f, c] = rank_g[f, open_cells[c]] if open_cells[c] >= 0 else LAST
+    full = np.zeros((1, n_words), dtype=np.uint64)
+    for c in range(n_local):
+        if open_cells[c] >= 0:
+            full[0, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    return n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank, full
+
+
+def words(a: np.ndarray) -> np.ndarray:
+    """A C-ordered ``(n, W)`` word array as the kernel wants it: 1-D for one word."""
+    return a.reshape(-1) if a.shape[1] == 1 else a
+
+
+# -- the plan of one solve ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What every hand-off of one solve shares.
+
+    ``kind[p]`` and ``fam[p]`` are the selection kind and the list family for
+    p remaining pieces; family 0 is unordered (``e``, ``s``), family f > 0
+    has cell ranks ``rank[f]`` over the cover's cells.  ``box_of`` places
+    the cover's cells in the puzzle's index grid of ``n_box`` points, its
+    axes in the order of the levels' ``f`` scan; ``scan_cells`` lists the
+    cover's cells in that order.
+    """
+
+    kind: np.ndarray
+    fam: np.ndarray
+    rank: np.ndarray
+    ordered: np.ndarray
+    nb_ptr: np.ndarray
+    nb: np.ndarray
+    box_of: np.ndarray
+    scan_cells: np.ndarray
+    n_box: int
+    handoff_at: int
+    nof: bool
+
+
+@CoverMemo
+def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
+    """Selection kinds and list families from the schedule ``order`` (read-only: remembered per matrix)."""
+    compiled = compile_order(order, cover, n_pieces)
+    active = schedule(order, n_pieces)
+    # FILA's bits follow one scan, so that the lowest open bit is the first open cell of the first
+    # ``f`` scan of its levels; an ``f`` scan along other axes takes the ranked path
+    scans = [scan_axes(h) for h in active[1 : handoff_at + 1] if h.name == "f"]
+    axes = scans[0] if scans else (0, 1, 2)
+    kind = np.zeros(n_pieces + 2, dtype=np.int32)
+    fam = np.zeros(n_pieces + 2, dtype=np.int32)
+    rows = [np.zeros(cover.n_cells, dtype=np.int32)]
+    ordered = [False]
+    family_of_row: dict[int, int] = {}
+    for p in range(n_pieces + 1):
+        name = active[p].name
+        if name in ("s", "e"):
+            kind[p] = SIZE if name == "s" else ESTIMATE
+            continue
+        row = int(compiled.table[p])
+        if row not in family_of_row:
+            family_of_row[row] = len(rows)
+            rows.append(np.ascontiguousarray(compiled.rank[row, : cover.n_cells]))
+            ordered.append(True)
+        fam[p] = family_of_row[row]
+        kind[p] = FIRST if name == "f" and scan_axes(active[p]) == axes else ORDER
+    nb_ptr, nb = cover.puzzle.cell_neighbours
+    puzzle = cover.puzzle
+    box_of = puzzle.open_grid(axes)
+    return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, box_of,
+                np.argsort(box_of[: cover.n_cells], kind="stable").astype(np.int32), puzzle.grid_cells, handoff_at,
+                nof)

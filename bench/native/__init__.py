@@ -1,1 +1,0 @@
-"""The numba engines: DLX and its ordering heuristics (FILA joins them)."""

@@ -1,0 +1,1 @@
+"""What touches the operating system: files written safely, child processes, signals."""
