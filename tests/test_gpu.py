@@ -189,12 +189,12 @@ def test_bench_solve_and_bench_run_run_the_engine_under_the_simulator():
     assert done.returncode == 0, done.stderr
     assert ": 18 covers, 10 unique, 80 total in" in done.stderr and "(gpu, solved)" in done.stderr
     # bench run solves in forked children, each its own CUDA (here, simulated) process
-    done = subprocess.run([sys.executable, "-m", "bench", "run", "-e", "gpu,dlx", "--no-save", "-r",
+    done = subprocess.run([sys.executable, "-m", "bench", "run", "-v", "-e", "gpu,dlx", "--no-save", "-r",
                            str(DATA / "triangle_side4.txt")], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "gpu            round 1: solved   covers=5" in done.stdout + done.stderr
-    assert "all counts agree" in done.stdout
+    assert "gpu            round 1: solved   5 covers, 3 unique, 15 total in" in done.stderr
+    assert "1 puzzle, 2 engines: counts agree on 1" in done.stdout
 
 
 # -- without the simulator: the host's split and the checks -----------------------------------------
@@ -417,7 +417,7 @@ def test_the_benchmark_takes_the_gpu_engines_tuning_by_name():
 def test_the_progress_bar_takes_the_engines_own_estimate_of_its_tree():
     import io
 
-    from bench.cli.progress import SolveProgress
+    from bench.cli.solve import SolveProgress
     from bench.kernels.codes import N_STATE, S_COVERS, S_NODES
 
     class Search:
