@@ -305,8 +305,9 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     lines.append(f"NO_FITS_TOTAL={stats.get('attempts', 0) - stats.get('fits', 0)}")
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
-    for key, value in stats.get("parallel", {}).items():
-        lines.append(f"PARALLEL_{key.upper()}={escape(value)}")
+    for group in ("parallel", "gpu"):
+        for key, value in stats.get(group, {}).items():
+            lines.append(f"{group.upper()}_{key.upper()}={escape(value)}")
     lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
@@ -654,7 +655,10 @@ class SolveProgress:
             # lazy: most solves never last the delay, and a cached solve spares tqdm's import (20 ms)
             from tqdm import tqdm
 
-            self.bar = tqdm(total=max(self._estimate(), nodes + 1), initial=nodes, file=self.stream, ascii=" #",
+            # an engine whose tree is not DLX's estimates its own (the GPU engine's first-open-cell search)
+            estimate = getattr(search, "estimated_nodes", None)
+            total = self._estimate() if estimate is None else estimate
+            self.bar = tqdm(total=max(total, nodes + 1), initial=nodes, file=self.stream, ascii=" #",
                             unit=" nodes", unit_scale=True, mininterval=0, leave=False,
                             bar_format="[{bar:20}] {n_fmt}/~{total_fmt} nodes, {desc}  {elapsed} elapsed, "
                                        "ETA ~{remaining}")
