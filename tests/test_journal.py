@@ -44,12 +44,12 @@ def resume(cover, path, capsys):
 def test_records_carry_their_run_sub_problem_and_checksum(journal):
     header, *records = (json.loads(line) for line in lines_of(journal))
     assert header["checksum"] == checksum(header)
-    prefixes = {s["id"]: s["prefix"] for s in header["subproblems"]}
+    subs = {s["id"]: s for s in header["subproblems"]}
     for record in records:
         assert record["checksum"] == checksum(record)
         assert (record["key"], record["cover_hash"], record["settings"]) == \
             (header["key"], header["cover_hash"], header["settings"])
-        assert record["prefix"] == prefixes[record["id"]]
+        assert record["sub"] == subs[record["id"]] and record["rest"] == [] and record["budget"] == 0
 
 
 def test_an_edited_count_is_refused_and_solved_again(p10x6, journal, capsys):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import io
 import json
 import multiprocessing
@@ -81,23 +80,47 @@ COUNTERS = ("nodes", "attempts", "fits", "attempts_by_remaining", "fits_by_remai
 
 
 def test_a_fila_split_adds_up_to_the_single_search_in_every_counter(p10x6, tmp_path):
-    # FILA after the first piece: the split cuts no deeper than the hand-off, so the levels FILA runs in one
-    # search are FILA's in every sub-problem too, and every counter adds up (the Tetris Cube's attempts and
-    # no-fits did not when the split cut 2 or 3 levels deep)
+    # FILA after the first piece: an automatic split cuts the first piece's branches, a deeper one FILA's own levels
+    # (a piece of FILA's tree replays FILA's choices), and every counter adds up at any depth
     engine = get_engine("fila")
     settings = engine.resolve(p10x6, Settings(fila=11))
     single = engine.solve(p10x6, settings)
-    split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=tmp_path / "j.jsonl"))
+    for depth in (None, 3):
+        split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, depth=depth,
+                                                                       journal=tmp_path / f"{depth}.jsonl"))
+        assert (split.covers, split.unique, split.total) == (single.covers, single.unique, single.total)
+        assert split.stats["parallel"]["depth"] == (depth or 1)
+        assert split.stats["parallel"]["exact_statistics"] == "true" and split.stats["parallel"]["subproblems"] > 2
+        for key in COUNTERS:
+            assert split.stats[key] == single.stats[key], key
+        assert split.stats["fila"] == single.stats["fila"]
+
+
+def test_a_budget_cuts_the_largest_sub_problems_and_every_counter_adds_up(p10x6, tmp_path, monkeypatch):
+    from bench.parallel import runner
+
+    # a budget of 20,000 nodes on a 2.5 M node search (at most 1/512 of the work done, at least the floor): the
+    # 12 first placements hand back pieces, generation after generation, journaled and resumed like any other
+    monkeypatch.setattr(runner, "BUDGET_FLOOR", 20_000)
+    engine = get_engine("fila")
+    settings = engine.resolve(p10x6, Settings(fila=11))
+    single = engine.solve(p10x6, settings)
+    path = tmp_path / "j.jsonl"
+    split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path))
+    par = split.stats["parallel"]
     assert (split.covers, split.unique, split.total) == (single.covers, single.unique, single.total)
-    assert split.stats["parallel"]["depth"] == 1 and split.stats["parallel"]["exact_statistics"] == "true"
-    assert split.stats["parallel"]["subproblems"] > 2
-    for key in COUNTERS:
-        assert split.stats[key] == single.stats[key], key
-    # cut deeper on request: the counts still add up, the statistics do not, and the run says so
-    deeper = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, depth=3, journal=tmp_path / "k.jsonl"))
-    assert (deeper.covers, deeper.unique, deeper.total) == (single.covers, single.unique, single.total)
-    assert deeper.stats["parallel"]["exact_statistics"] == "false"
-    assert deeper.stats["nodes"] != single.stats["nodes"]
+    assert split.stats == {**single.stats, "parallel": par}
+    assert par["handed_back"] > 50 and par["generations"] > 2 and par["budget_largest"] >= 20_000
+    # no sub-problem is much larger than its budget: the balance bound nears the worker count
+    assert par["work_largest"] < 25_000 and par["speedup_bound_16"] > 15
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == 1 + par["subproblems"]
+    # a run stopped half-way resumes to the same counters: its pieces come from the journal's records
+    path.write_text("".join(lines[: len(lines) // 2]))
+    resumed = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path, resume=True))
+    assert resumed.stats["parallel"]["resumed"] == len(lines) // 2 - 1
+    assert resumed.stats["parallel"]["subproblems"] == par["subproblems"]
+    assert {k: v for k, v in resumed.stats.items() if k != "parallel"} == single.stats
 
 
 def _info(argv: list[str], capsys) -> dict:
@@ -119,7 +142,7 @@ def test_every_counter_info_prints_adds_up_over_two_workers(engine, capsys, tmp_
     puzzle = str(DEFS / "pentominoes_10x6.txt")
     single = _info(["-e", engine, puzzle, "-w", "1"], capsys)
     split = _info(["-e", engine, puzzle, "-w", "2", "--journal", str(tmp_path / "j.jsonl")], capsys)
-    assert split["PARALLEL_EXACT_STATISTICS"] == "true" and split["PARALLEL_INEXACT_COUNTERS"] == ""
+    assert split["PARALLEL_EXACT_STATISTICS"] == "true"
     assert int(split["PARALLEL_SUBPROBLEMS"]) > 2
     # the balance: the sub-problems' nodes and the splitter's are every node of the search
     assert split["PARALLEL_WORK"] == "nodes" and split["PARALLEL_WORK_TOTAL"] == single["NODES"]
@@ -146,18 +169,13 @@ def test_worker_timings_measure_the_start_and_the_idle_tail():
     assert worker_timings(timelines, 0.0, 2, local=False) == {"fila_setup": 1.0}
 
 
-def test_a_deeper_split_names_the_counters_that_do_not_add_up(capsys, tmp_path):
+def test_a_deeper_split_gives_every_counter_of_one_search(capsys, tmp_path):
     puzzle = str(DEFS / "pentominoes_10x6.txt")
     single = _counters(_info(["-e", "fila", puzzle, "-w", "1"], capsys))
-    info = _info(["-e", "fila", puzzle, "-w", "2", "--split-depth", "2", "--journal", str(tmp_path / "j.jsonl")],
+    info = _info(["-e", "fila", puzzle, "-w", "2", "--split-depth", "3", "--journal", str(tmp_path / "j.jsonl")],
                  capsys)
-    assert info["PARALLEL_EXACT_STATISTICS"] == "false"
-    patterns = info["PARALLEL_INEXACT_COUNTERS"].split(",")
-    split = _counters(info)
-    differ = {k for k in single if split.get(k) != single[k]}
-    assert {"NODES", "ATTEMPTS_TOTAL"} <= differ
-    assert all(any(fnmatch.fnmatchcase(k, p) for p in patterns) for k in differ), differ
-    assert [split[k] for k in ("SOLUTIONS", "UNIQUE", "TOTAL")] == [single[k] for k in ("SOLUTIONS", "UNIQUE", "TOTAL")]
+    assert info["PARALLEL_EXACT_STATISTICS"] == "true" and info["PARALLEL_DEPTH"] == "3"
+    assert _counters(info) == single
 
 
 def test_a_resumed_journal_skips_what_is_done_and_drops_a_torn_line(p10x6, tmp_path):
@@ -334,28 +352,23 @@ def test_progress_line():
     assert quiet.getvalue() == ""
 
 
-def test_bundles_keep_order_and_hold_at_least_their_share():
-    from bench.parallel.runner import bundle
+def test_the_schedule_goes_oldest_first_and_budgets_from_the_work_two_generations_back():
+    from bench.parallel.runner import BUDGET_FLOOR, BUDGET_SHARE, Schedule
     from bench.parallel.split import SubProblem
 
-    subs = [SubProblem(str(k), ((k, ()),)) for k in range(10)]
-    weights = {str(k): w for k, w in enumerate([50, 30, 9, 8, 7, 6, 5, 4, 3, 2])}
-    tasks = bundle(subs, weights, 10)
-    assert [s for t in tasks for s in t] == subs
-    assert [[s.ident for s in t] for t in tasks] == [["0"], ["1"], ["2", "3"], ["4", "5"], ["6", "7", "8"], ["9"]]
-    assert bundle(subs, weights, 0) == [[s] for s in subs]
-
-
-def test_the_smallest_sub_problems_are_shared_out_and_weigh_the_same():
-    from bench.parallel.runner import TAIL_SHARES, share_tail
-    from bench.parallel.split import SubProblem
-
-    subs = [SubProblem(str(k), ((k, ()),)) for k in range(6)]
-    # the smallest 30 % of the weight: 3 + 4 + 8 + 10
-    weights = {"0": 50.0, "1": 25.0, "2": 10.0, "3": 8.0, "4": 4.0, "5": 3.0}
-    out, cut = share_tail(subs, weights)
-    assert [s.ident for s in out if s.share == (0, 1)] == ["0", "1"]
-    assert [s.ident for s in out][2:2 + TAIL_SHARES] == [f"2/{j}" for j in range(TAIL_SHARES)]
-    assert {s.ident.split("/")[0] for s in out if s.share != (0, 1)} == {"2", "3", "4", "5"}
-    assert sum(cut.values()) == pytest.approx(sum(weights.values()))
-    assert cut["5/0"] == pytest.approx(3.0 / TAIL_SHARES)
+    schedule = Schedule(True, split_nodes=100)
+    for ident, generation, weight in (("0", 0, 1.0), ("1", 0, 5.0), ("0/0", 1, 9.0), ("0/0/0", 2, 9.0)):
+        schedule.add(SubProblem(ident, (), generation=generation), weight)
+    # generation 0 and 1 get the floor at once, largest first within a generation
+    assert [(s.ident, s.budget) for s in schedule.take(2)] == [("1", BUDGET_FLOOR), ("0", BUDGET_FLOOR)]
+    assert [(s.ident, s.budget) for s in schedule.take(5)] == [("0/0", BUDGET_FLOOR)]
+    # generation 2 waits until generation 0 is done: its budget is their work over BUDGET_SHARE
+    schedule.done(0, 900 * BUDGET_SHARE)
+    assert schedule.take(5) == [] and schedule.budget(2) is None
+    schedule.done(0, 100 * BUDGET_SHARE)
+    assert schedule.budget(2) == max(BUDGET_FLOOR, (100 + 1000 * BUDGET_SHARE) // BUDGET_SHARE)
+    assert [s.ident for s in schedule.take(5)] == ["0/0/0"] and len(schedule) == 0
+    # without budgets (an engine that cannot hand pieces back) nothing waits
+    plain = Schedule(False, 0)
+    plain.add(SubProblem("0", (), generation=3), 1.0)
+    assert [s.budget for s in plain.take(1)] == [0]

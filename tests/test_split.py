@@ -13,6 +13,7 @@ import bench
 from bench import Cover
 from bench.engines import Settings, get_engine
 from bench.engines import fila
+from bench.engines.protocol import Cut
 from bench.parallel.split import SubProblem, merge_stats, split
 from support import DEFS
 
@@ -145,40 +146,139 @@ def test_identical_piece_branch_carries_its_tweaked_siblings():
     assert counts == [3, 2, 1]
 
 
-def solve_shares(engine, cover, settings_, sub, count):
-    results = [engine.solve(cover, s.settings(settings_)) for s in sub.shares(count)]
+FILA_ENGINE = get_engine("fila")
+
+
+def fila_split(cover, resolved, depth: int):
+    """The split ``depth`` levels down with FILA's own search, so that the levels FILA takes over are cut as FILA's."""
+    return split(cover, resolved, depth, start=FILA_ENGINE.search)
+
+
+def solve_in_pieces(cover, resolved, parts, budget: int = 0):
+    """Solve the sub-problems of ``parts`` and, in turn, every piece they hand back under ``budget``, in this process.
+
+    Returns the counts, the merged counters and how many pieces were solved.
+    """
+    todo = list(parts.subproblems)
+    results = []
+    while todo:
+        sub = todo.pop()
+        result = FILA_ENGINE.solve(cover, replace(sub, budget=budget).settings(resolved))
+        assert result.status.value == "solved"
+        todo.extend(sub.handed_back(result.stats.pop("rest", [])))
+        results.append(result)
     counts = tuple(sum(getattr(r, key) for r in results) for key in ADDITIVE)
-    return counts, merge_stats([r.stats for r in results]), results
+    return counts, merge_stats([parts.stats] + [r.stats for r in results]), len(results)
 
 
-@pytest.mark.parametrize("tuning", [{}, {"parity_backtrack": 1, "volume_backtrack": 6, "order": "e=11:f=3"}],
-                         ids=["plain", "triggers"])
-@pytest.mark.parametrize("count", [2, 3])
-def test_fila_shares_of_a_sub_problem_add_up_in_every_counter(p10x6, tuning, count):
-    # the shares take turns over the root's children: each counts its children's subtrees, share 0 the rest
-    engine = get_engine("fila")
-    resolved = fila.resolve(p10x6, Settings(**tuning))
-    spread = 0
-    for sub in split(p10x6, resolved, 1).subproblems:
-        alone = engine.solve(p10x6, sub.settings(resolved))
-        counts, stats, results = solve_shares(engine, p10x6, resolved, sub, count)
-        assert counts == (alone.covers, alone.unique, alone.total)
-        assert stats == alone.stats
-        spread += sum(r.stats["nodes"] > 0 for r in results[1:])
-    assert spread > 0
+PIECE_PUZZLES = {name: Cover.from_puzzle(bench.load(path)[0], redundancy=True) for name, path in (
+    ("soma", DEFS / "somacube.txt"),
+    ("fcc", DEFS.parent / "tests" / "data" / "fcc_pyramid_3.txt"),
+    ("tetrahexes", DEFS / "tetrahexes_4x7.txt"),
+    ("spare", DEFS.parent / "tests" / "data" / "spare_3x3.txt"),
+    ("dominoes", DEFS / "dominoes_4x4.txt"),
+)}
+"""Small puzzles FILA solves in a few thousand nodes: 3-D, fcc, hex, spare pieces, identical pieces."""
 
 
-def test_a_share_keeps_its_place_in_the_journal_and_refuses_goals():
-    sub = SubProblem("3", ((5, ()),))
-    shares = sub.shares(3)
-    assert [s.ident for s in shares] == ["3/0", "3/1", "3/2"] and shares[2].share == (2, 3)
-    assert [SubProblem.from_json(s.to_json()) for s in shares] == shares
-    assert SubProblem.from_json(sub.to_json()) == sub and "share" not in sub.to_json()
+@pytest.mark.parametrize("name", sorted(PIECE_PUZZLES))
+def test_fila_pieces_at_every_depth_add_up_in_every_counter(name):
+    # cut statically at each depth, through FILA's own levels: every counter is the single search's
+    cover = PIECE_PUZZLES[name]
+    resolved = fila.resolve(cover, Settings())
+    whole = FILA_ENGINE.solve(cover, resolved)
+    for depth in range(1, cover.piece_count):
+        parts = fila_split(cover, resolved, depth)
+        counts, stats, _ = solve_in_pieces(cover, resolved, parts)
+        assert counts == (whole.covers, whole.unique, whole.total), depth
+        assert stats == whole.stats, depth
+
+
+def _whole(name: str, tuning: str):
+    cover = PIECE_PUZZLES[name]
+    n = cover.piece_count
+    # "dlx": three DLX levels above the hand-off, filtered at every node (the diamond's configuration), where a spent
+    # budget hands back the branches still to come at each DLX level (identical pieces too, the dominoes)
+    asked = {"default": Settings(), "f": Settings(order="f"), "handoff": Settings(fila=max(n - 2, 1)),
+             "triggers": Settings(parity_backtrack=int(cover.puzzle.lattice.two_colourable), volume_backtrack=2),
+             "dlx": Settings(fila=max(n - 3, 1), volume_filter=max(n - 3, 1))}
+    resolved = fila.resolve(cover, asked[tuning])
+    return resolved, FILA_ENGINE.solve(cover, resolved)
+
+
+WHOLE = {}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(sorted(PIECE_PUZZLES)), st.integers(1, 3), st.sampled_from([0, 4, 25, 150]),
+       st.sampled_from(["default", "f", "triggers", "handoff", "dlx"]))
+def test_pieces_a_budget_hands_back_add_up_in_every_counter(name, depth, parts_per_search, tuning):
+    # a budget cuts the tree anywhere: continuations and shares of the children still to come, many generations;
+    # the budget is a share of the search (0: a single node, on the smaller trees)
+    cover = PIECE_PUZZLES[name]
+    assume(depth < cover.piece_count)
+    if (name, tuning) not in WHOLE:
+        WHOLE[name, tuning] = _whole(name, tuning)
+    resolved, whole = WHOLE[name, tuning]
+    nodes = whole.stats["nodes"]
+    assume(parts_per_search or nodes < 1000)
+    budget = max(nodes // parts_per_search, 1) if parts_per_search else 1
+    parts = fila_split(cover, resolved, depth)
+    counts, stats, solved = solve_in_pieces(cover, resolved, parts, budget)
+    assert counts == (whole.covers, whole.unique, whole.total)
+    assert stats == whole.stats
+    if budget == 1 and nodes > len(parts.subproblems):
+        assert solved > len(parts.subproblems)
+
+
+@pytest.mark.parametrize("name", ["soma", "dominoes"])
+def test_a_budget_spent_above_the_hand_off_hands_back_the_dlx_branches_to_come(name):
+    # FILA three levels down, a budget of three nodes: the branches still to come at each DLX level go back as
+    # sub-problems one level below theirs (with the dominoes' identical pieces, their tweaked siblings)
+    cover = PIECE_PUZZLES[name]
+    resolved, _ = _whole(name, "dlx")
+    if name == "dominoes":
+        # the root branches on the dominoes' item: eight identical pieces, each branch with the ones before out
+        resolved = replace(resolved, first_item=cover.n_cells)
+    whole = FILA_ENGINE.solve(cover, resolved)
+    handoff = cover.piece_count - resolved.fila
+    top = fila_split(cover, resolved, 1)
+    rests = []
+    for sub in top.subproblems:
+        result = FILA_ENGINE.solve(cover, replace(sub, budget=3).settings(resolved))
+        rests += [SubProblem.from_json({"id": "x", **piece}) for piece in result.stats.get("rest", [])]
+    assert any(p.cut is None and len(p.prefix) < handoff for p in rests)
+    if name == "dominoes":
+        assert any(ex for p in rests for _, ex in p.prefix)
+    counts, stats, _ = solve_in_pieces(cover, resolved, top, budget=3)
+    assert counts == (whole.covers, whole.unique, whole.total)
+    assert stats == whole.stats
+
+
+def test_fila_pieces_of_a_10x6_sub_problem_add_up_with_triggers(p10x6):
+    tuned = fila.resolve(p10x6, Settings(parity_backtrack=1, volume_backtrack=6, order="e=11:f=3"))
+    whole = FILA_ENGINE.solve(p10x6, tuned)
+    parts = fila_split(p10x6, tuned, 3)
+    assert all(s.cut is not None and len(s.cut.path) == 2 for s in parts.subproblems)
+    counts, stats, solved = solve_in_pieces(p10x6, tuned, parts, budget=50_000)
+    assert counts == (whole.covers, whole.unique, whole.total) == (2339, 2339, 9356)
+    assert stats == whole.stats and solved > len(parts.subproblems)
+
+
+def test_a_piece_keeps_its_place_in_the_journal_and_refuses_goals():
+    sub = SubProblem("3", ((5, ()),), Cut((7, 9), 1, 12, (1, 4), False), generation=2, budget=100)
+    back = SubProblem.from_json(sub.to_json())
+    assert back == replace(sub, budget=0)
+    assert SubProblem.from_json(SubProblem("4", ((5, ()),)).to_json()).cut is None
+    rest = [{"prefix": [[5, []]], "cut": Cut((7,), 1).to_json()}, {"prefix": [[6, [2]]], "cut": None}]
+    pieces = sub.handed_back(rest)
+    assert [p.ident for p in pieces] == ["3/0", "3/1"] and [p.generation for p in pieces] == [3, 3]
+    assert pieces[1].prefix == ((6, (2,)),) and pieces[1].cut is None
     [puzzle] = bench.load(DEFS / "pentominoes_20x3.txt")
     cover = Cover.from_puzzle(puzzle, redundancy=True)
-    with pytest.raises(bench.errors.UsageError, match="share"):
-        get_engine("fila").solve(cover, Settings(share=(1, 2), goal=3))
-    with pytest.raises(bench.errors.UsageError, match="share"):
-        get_engine("fila").solve(cover, Settings(share=(2, 2)))
-    with pytest.raises(bench.errors.UsageError, match="share"):
-        get_engine("dlx").solve(cover, Settings(share=(1, 2)))
+    with pytest.raises(bench.errors.UsageError, match="piece"):
+        FILA_ENGINE.solve(cover, Settings(cut=Cut((1,), 1), goal=3))
+    with pytest.raises(bench.errors.UsageError, match="piece"):
+        FILA_ENGINE.solve(cover, Settings(cut=Cut((1,), 1, share=(2, 2))))
+    with pytest.raises(bench.errors.UsageError, match="cut"):
+        get_engine("dlx").solve(cover, Settings(cut=Cut((1,), 1)))

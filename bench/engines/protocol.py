@@ -57,6 +57,41 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class Cut:
+    """A piece of the tree FILA searches below a hand-off (:attr:`Settings.cut`), named by the options placed.
+
+    ``path`` are the options FILA places from the hand-off's node down, one a
+    level.  Without ``after`` (-1) the piece is a continuation: the subtree
+    of the node ``path`` leads to, then the children still to come at each
+    level above it up to level ``stop`` (the levels counted from the
+    hand-off's node, 0), so ``stop == len(path)`` is that subtree alone.
+    With ``after``, the piece is the children of the node ``path`` leads to
+    (``stop == len(path)``) that come after the one placing option
+    ``after``, of which only those counted ``c`` from 0 with
+    ``c % share[1] == share[0]``; ``lists`` says whether the piece counts
+    that node's images tried for them (one of the pieces that share its
+    children does).
+    """
+
+    path: tuple = ()
+    stop: int = 0
+    after: int = -1
+    share: tuple = (0, 1)
+    lists: bool = True
+
+    def to_json(self) -> dict:
+        """A JSON-ready form (for the journal)."""
+        return {"path": list(self.path), "stop": self.stop, "after": self.after, "share": list(self.share),
+                "lists": self.lists}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Cut":
+        """Inverse of :meth:`to_json`."""
+        return cls(tuple(int(o) for o in data["path"]), int(data["stop"]), int(data["after"]),
+                   tuple(int(x) for x in data["share"]), bool(data["lists"]))
+
+
+@dataclass(frozen=True)
 class Settings:
     """Search configuration.  Defaults mean "not asked for".
 
@@ -93,15 +128,17 @@ class Settings:
         the root, the option placed and the options excluded before it (the
         siblings an identical-piece branch had tweaked out).  Empty: the whole
         search.
-    share : (int, int)
-        ``(j, J)``: of the children of each FILA root (a node DLX hands
-        over), search only the i-th where ``i % J == j``, and count only what
-        lies below them, share 0 counting the rest too (the DLX levels, the
-        root nodes, the images tried at the roots, the hand-offs' lists), so
-        that the ``J`` shares add up to the whole search, every counter
-        included.  ``(0, 1)``: the whole search.  It cuts a split's
-        sub-problems finer below FILA's hand-off, where a deeper prefix would
-        change the tree (:func:`bench.parallel.runner.exact_depth`).
+    cut : Cut or None
+        A piece of the FILA tree below the node ``prefix`` leads to (which
+        DLX hands over to FILA): FILA searches only that piece and counts
+        only its own part, so that the pieces of a split add up to the whole
+        search, every counter included.  None: the whole tree below.
+    budget : int
+        Nodes after which the search stops and hands back the rest of the
+        FILA tree it is in as pieces (``Result.stats["rest"]``, each a
+        ``prefix`` and a :class:`Cut`); its counts and counters are those of
+        what it searched, so that with the pieces' they add up to the whole.
+        0: no budget.
     auto : bool
         The engine chose this configuration itself because the user gave no
         tuning option (see :meth:`Engine.configure`).
@@ -120,7 +157,8 @@ class Settings:
     fit_filter: int = 0
     fit_rounds: int = 1
     prefix: tuple = ()
-    share: tuple = (0, 1)
+    cut: "Cut | None" = None
+    budget: int = 0
     auto: bool = False
 
     def requested(self) -> set[str]:

@@ -18,9 +18,9 @@ from bench.engines.constraints import ALL_CONSTRAINTS, build_constraints, constr
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.engines.variants import constraint_variant
 from bench.errors import BenchError
-from bench.kernels.codes import (BUFFER_FULL, DONE, ENTER, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
+from bench.kernels.codes import (BUFFER_FULL, DONE, ENTER, FULL_STOP, HANDOFF, LEAVE, N_STATE, PAUSED, S_COVERS, S_DEAD,
                                  S_LEVEL, S_NODES, S_PHASE, S_STORED, S_TOTAL, S_TRACE_KIND, S_UNIQUE, S_UPDATES, TRACE,
-                                 Counters, Matrix, Order, PathArgs, Sink, Symmetry)
+                                 TWEAKED, Counters, Matrix, Order, PathArgs, Sink, Symmetry)
 from bench.models.tiny import dominoes, tiny_cover
 from bench.toolchain import warmup
 from bench.kernels.heuristics import compile_order
@@ -158,6 +158,9 @@ class Search:
         self.sprod = np.ones(depth + 2, dtype=np.float64)
         self.est = np.zeros(3, dtype=np.float64)
         self.trace = settings.trace
+        # what a budget handed back (prefix, cut), and the depth whose nodes it hands back now (None: searching)
+        self.rest: list = []
+        self.closing = None
         self.set_prefix(settings.prefix)
         # the kernel's argument bundles (bench.kernels.codes), made once: a slice passes them as they are
         sym = cover.symmetry
@@ -189,6 +192,29 @@ class Search:
         force_ex = np.array([e for _, ex in prefix for e in ex] + [0], dtype=np.int32)
         self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, self.first_item, False, -1, self.sprod,
                                   self.est)
+
+    def path(self) -> tuple:
+        """The options placed on the levels above the current one, each with the options its branch excluded.
+
+        That is a :attr:`Settings.prefix` leading to the current node: the
+        replayed levels are the search's own prefix, and the k-th branch on
+        an item with multiplicity keeps the k-1 options tried before it out
+        of its whole subtree (Knuth's tweak), which are read from the
+        positions past the item's active segment, where the tweaks leave
+        them.
+        """
+        prefix = self.settings.prefix
+        level = int(self.state[S_LEVEL])
+        path = list(prefix)
+        for lv in range(len(prefix), level):
+            excluded: tuple = ()
+            if self.mode[lv] == TWEAKED:
+                b = self.branch[lv]
+                start = int(self.set_start[b])
+                tweaked = self.sets[start + int(self.snap[2 * lv + 1, b]): start + int(self.snap[2 * lv, b])]
+                excluded = tuple(int(o) for o in self.node_opt[tweaked])
+            path.append((int(self.chosen[lv]), excluded))
+        return tuple(path)
 
     def run(self) -> Status:
         """Search until done, a limit stops it or a signal asks it to stop (see :mod:`bench.system.signals`).
@@ -301,15 +327,41 @@ class Search:
         self.trace = 0 if self.trace else (self.settings.trace or 1)
 
     def _slice(self, budget: int) -> int:
-        """Run the search for at most ``budget`` nodes: the sub-search at hand, else DLX."""
+        """Run the search for at most ``budget`` nodes: the sub-search at hand, else DLX.
+
+        With a budget (:attr:`Settings.budget`) the search stops at the first
+        node once it has counted that many and hands back the rest
+        (:meth:`_hand_back`).
+        """
         if self.sub is not None:
             code = self.sub.slice(budget)
             if code != DONE:
                 return code
-            self.sub = None
+            # a sub-search that was the whole search (a piece of FILA's tree) ends it; one that handed back the
+            # rest of its branch leaves the rest of this search to hand back
+            sub, self.sub = self.sub, None
+            if sub.final:
+                return DONE
+            if sub.handed_back:
+                self._hand_back(fresh=False)
             return PAUSED
+        if self.closing:
+            return self._close_slice()
+        end = self.settings.budget
+        if end:
+            # exactly at the budget: the kernel stops at the node it would count next
+            budget = max(min(budget, end - int(self.state[S_NODES])), 1)
+        code = self._dlx_kernel(budget, self.trace)
+        if code == PAUSED and end and int(self.state[S_NODES]) >= end:
+            self._hand_back(fresh=True)
+        elif code == HANDOFF:
+            self.sub = self.handoff(self)
+            return PAUSED
+        return code
+
+    def _dlx_kernel(self, budget: int, trace: int) -> int:
         args = (self.matrix, self.sparse, self.levels, self.counters, self.order_args, self.symmetry, self.sink,
-                self.path_args, self.handoff_args, self.cons_args, self.trace, budget)
+                self.path_args, self.handoff_args, self.cons_args, trace, budget)
         # the same types on every slice of a search: its kernel is looked up once
         if self._dlx is None:
             self._dlx = dlx_search.resolve(*args)
@@ -317,9 +369,54 @@ class Search:
         if self.path_args.seed >= 0:
             # seeded once: the paths go on drawing from where the seed left the generator
             self.path_args = self.path_args._replace(seed=-1)
-        if code == HANDOFF:
-            self.sub = self.handoff(self)
+        return code
+
+    def _hand_back(self, fresh: bool) -> None:
+        """The budget is spent: hand back the rest of this search as sub-problems (``rest``), level by level.
+
+        ``fresh``: the search stopped at a node it has not counted, which
+        becomes a sub-problem (whose node this search counts, as the
+        splitter counts the nodes it cuts at).  Then the branches still to
+        come at each level, from the deepest up to the prefix's, become
+        sub-problems one level below theirs: the search goes on with a goal
+        at that depth (recording each node it reaches there, as the
+        splitter does) and a trace that stops it when it backs up past the
+        level, to move the goal one level up.  So the counters of the levels
+        above the sub-problems are this search's, as they would be the
+        splitter's, and the rest is a handful of sub-problems, not one per
+        hand-off to come.
+        """
+        level = int(self.state[S_LEVEL])
+        if fresh:
+            self.rest.append((self.path(), None))
+            self.state[S_NODES] += 1
+            self.state[S_PHASE] = LEAVE
+        # the goal's partial covers stop the kernel one by one (a one-row buffer), and are not counted as covers
+        self._sink_before = self.sink
+        depth = self.sol_buf.shape[1]
+        self.sink = self.sink._replace(sol_buf=np.zeros((1, depth), dtype=np.int32), sol_len=np.zeros(1, np.int32),
+                                       sol_weight=np.zeros(1, np.int64), stream=True, max_solutions=0)
+        self.state[S_STORED] = 0
+        self.closing = level
+
+    def _close_slice(self) -> int:
+        """One step of :meth:`_hand_back`: on to the next node at the goal, or the goal one level up, or the end."""
+        depth = self.closing
+        self.sink = self.sink._replace(goal=self.n_pieces - depth)
+        # a trace that stops the kernel when it backs up to level depth - 2, and no placement before
+        code = self._dlx_kernel(1 << 40, self.n_pieces - depth + 2)
+        if code == BUFFER_FULL:
+            self.state[S_STORED] = 0
+            if int(self.state[S_LEVEL]) == depth and self.rlink[self.cover.n_items] != self.cover.n_items:
+                self.rest.append((self.path(), None))
+                # a partial cover, not a cover
+                self.state[S_COVERS] -= 1
             return PAUSED
+        if code == TRACE:
+            self.closing = depth - 1
+            return PAUSED
+        self.closing = None
+        self.sink = self._sink_before
         return code
 
     def _drain(self) -> None:
@@ -360,11 +457,14 @@ class Search:
         """Machine-independent counters, per number of remaining pieces where it applies.
 
         A sub-problem's counters cover only the levels below its prefix: the
-        splitter counted the ones above, so that the parts add up.
+        splitter counted the ones above, so that the parts add up.  ``rest``
+        lists what a budget handed back (JSON-ready prefixes and cuts).
         """
         if self.base:
             self.constraints.counters[:, self.n_pieces - self.base + 1:] = 0
-        return {
+        rest = {"rest": [{"prefix": [[o, list(ex)] for o, ex in prefix], "cut": cut.to_json() if cut else None}
+                         for prefix, cut in self.rest]} if self.rest else {}
+        return {**rest, 
             "nodes": int(self.state[S_NODES]),
             "updates": int(self.state[S_UPDATES]),
             "dead_ends": int(self.state[S_DEAD]),

@@ -33,10 +33,14 @@ from bench.kernels.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_
 FIRST, ORDER, ESTIMATE, SIZE = 0, 1, 2, 3
 # phases of the kernel; RESTORE resumes a back-up after the trace of the removal
 FORWARD, NEXT_SHAPE, SCAN, BACKUP, RESTORE = 0, 1, 2, 3, 4
-# slots of the FILA state array: the search's place, and the last trace event (1 placed, 2 removed) with the
-# number of options it shows
-F_LEVEL, F_PHASE, F_AVAIL, F_TRACE_KIND, F_TRACE_LEN = range(5)
-N_FSTATE = 5
+# slots of the FILA state array: the search's place, and the last trace event (1 placed, 2 removed, 3 the end of a
+# piece's path) with the number of options it shows; a piece of the tree (FilaRun): the levels whose placements
+# follow ``path`` and, at the level below them, the share of the children searched (j of every n, the children
+# counted in F_CHILD); the level whose back-up ends the search
+F_LEVEL, F_PHASE, F_AVAIL, F_TRACE_KIND, F_TRACE_LEN, F_PATH, F_SHARE_J, F_SHARE_N, F_CHILD, F_STOP = range(10)
+N_FSTATE = 10
+PATH_END = 3
+"""The trace kind of a stop at the placement that ends a piece's path (:data:`FilaStack` ``path``)."""
 # columns of the level stack: the list cursor and its end in the fit buffer, the shapes still to try, the shape
 # being tried, the buffer half in use, and the entry placed at the level
 L_CURSOR, L_END, L_TODO, L_SHAPE, L_BASE, L_ENTRY = range(6)
@@ -61,10 +65,11 @@ FilaOrder = namedtuple("FilaOrder", ["kind", "fam", "order_cells"])
 scan order (for ORDER)."""
 
 FilaStack = namedtuple("FilaStack", ["fstate", "occ_stack", "stk", "pos_stack", "fbuf", "fcount", "flen", "left",
-                                     "chosen"])
+                                     "chosen", "path"])
 """FILA's search state: the ``F_*`` slots, the occupancy and the ``L_*`` columns per level, ORDER's scan position,
-the fit buffer with each shape's fits and list length, the pieces left per shape, and the options on the board
-(``chosen``, written at a cover or a trace event)."""
+the fit buffer with each shape's fits and list length, the pieces left per shape, the options on the board
+(``chosen``, written at a cover or a trace event) and the options a piece of the tree places on its way down
+(``path``, the first ``fstate[F_PATH]`` levels)."""
 
 
 # -- the kernel ----------------------------------------------------------------------------
@@ -103,6 +108,16 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     ``fcons`` (:data:`TriggerArgs`) carries the parity and volume triggers
     (:mod:`bench.kernels.constraints`, :meth:`FilaRun.constraint_args`);
     they act below the hand-off node, which DLX has checked.
+
+    **Pieces of the tree.**  A split solves parts of one hand-off's tree
+    apart (:class:`~bench.engines.fila.FilaRun`): the levels above
+    ``fstate[F_PATH]`` place only the option ``path`` names for them (the
+    other children are passed over, not counted), the placement of the
+    path's last option stops the search (TRACE, kind :data:`PATH_END`), a
+    share ``(j, n)`` at the path's end places only the children whose
+    count ``c`` (``fstate[F_CHILD]``) has ``c % n == j``, and the search
+    ends (DONE) when it backs up from level ``fstate[F_STOP]`` instead of
+    the root.  The placements pay one comparison of the level for it.
     """
     # the bundles' fields, one a line (see bench.kernels.codes)
     lay = lists.lay
@@ -134,6 +149,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     flen = stack.flen
     left = stack.left
     chosen = stack.chosen
+    path = stack.path
     state = counters.state
     attempts = counters.attempts
     fits = counters.fits
@@ -178,6 +194,13 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     probes = state[S_PROBES]
     nodes_end = nodes + node_budget
     status = DONE
+    # a piece of the tree: placements above ``guard`` are filtered, the last of the path stops at ``path_end``
+    npath = np.uint64(fstate[F_PATH])
+    share_j = fstate[F_SHARE_J]
+    share_n = fstate[F_SHARE_N]
+    guard = npath + one if share_n > 1 else npath
+    path_end = np.uint64(1 << 62)
+    stop_level = np.uint64(fstate[F_STOP])
 
     # No helper here calls another: numba inlines closures, but a closure
     # called from a closure takes a reference on every array it touches,
@@ -363,7 +386,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             else:
                 phase = BACKUP
         if phase == BACKUP:
-            if level == zero:
+            if level <= stop_level:
                 status = DONE
                 break
             level -= one
@@ -387,6 +410,20 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
         e = fbuf[k] if k < kend else zero
         if k < kend:
             k += one
+            if level < guard:
+                # a piece's path, or its share of the children at the path's end: the others are passed over
+                if level < npath:
+                    if img_opt[entry_img[e]] != path[level]:
+                        phase = SCAN
+                        continue
+                    if level + one == npath:
+                        path_end = npath
+                else:
+                    child = fstate[F_CHILD]
+                    fstate[F_CHILD] = child + 1
+                    if child % share_n != share_j:
+                        phase = SCAN
+                        continue
             fits[p] += 1
             stk[level, L_CURSOR] = k
             stk[level, L_END] = kend
@@ -399,6 +436,10 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             p -= one
             store(occ_stack, level, occ)
             phase = FORWARD
+            if level == path_end:
+                fstate[F_TRACE_KIND] = PATH_END
+                status = TRACE
+                break
             if trace != 0 and traced(True, np.int64(p)):
                 fstate[F_TRACE_KIND] = 1
                 fstate[F_TRACE_LEN] = board(level)

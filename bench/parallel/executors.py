@@ -1,15 +1,17 @@
 """Where sub-problems run: worker processes on this machine, or a Dask cluster.
 
-Both yield ``(sub_problem, outcome)`` as sub-problems finish, where the
-outcome is the record :func:`solve_one` returns or the exception that
-ended it.  Local workers are forked after the parent has compiled the
-kernels, so they start warm and share the cover without copying it; a
-worker that dies breaks the pool, which is rebuilt and given every
-sub-problem not yet finished (a few times, then the rest are reported as
-errors); workers die with the process that started them, even when it is
-killed with SIGKILL (:func:`~bench.system.processes.die_with_parent`).  On a cluster the cover is scattered once to every worker, tasks
-carry only their prefix, and Dask itself reschedules the tasks of a worker
-that dies; a task that raises is retried twice.
+Both take tasks, bundles of sub-problems, at any time and yield
+``(sub_problem, outcome)`` as tasks finish, where the outcome is the
+record :func:`solve_one` returns or the exception that ended it.  Local
+workers are forked after the parent has compiled the kernels, so they
+start warm and share the cover without copying it; a worker that dies
+breaks the pool, which is rebuilt and given every task not yet finished (a
+few times, then the rest are reported as errors); workers die with the
+process that started them, even when it is killed with SIGKILL
+(:func:`~bench.system.processes.die_with_parent`).  On a cluster the cover
+is scattered once to every worker, tasks carry only their sub-problems,
+and Dask itself reschedules the tasks of a worker that dies; a task that
+raises is retried twice.
 """
 
 from __future__ import annotations
@@ -38,16 +40,18 @@ _payload = None
 def solve_one(payload, sub) -> dict:
     """Solve one sub-problem ``sub``: ``payload`` is ``(cover, engine, settings)``; returns its counts and counters.
 
-    ``timeline`` (never journaled) says where and when it ran: the process,
-    its :func:`time.perf_counter` at the start and the end (one clock for
-    every process of a machine) and FILA's set-up seconds.
+    ``rest`` lists the pieces it handed back when it spent its budget
+    (:attr:`~bench.engines.Settings.budget`).  ``timeline`` (never
+    journaled) says where and when it ran: the process, its
+    :func:`time.perf_counter` at the start and the end (one clock for every
+    process of a machine) and FILA's set-up seconds.
     """
     started = time.perf_counter()
     cover, engine, settings = payload
-    engine.warm_up(cover, settings)
     result = engine.solve(cover, sub.settings(settings))
-    return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique, "total": result.total,
-            "stats": result.stats, "seconds": result.timings.get("solve", 0.0),
+    rest = result.stats.pop("rest", [])
+    return {"status": result.status.value, "variant": result.variant, "covers": result.covers, "unique": result.unique,
+            "total": result.total, "stats": result.stats, "seconds": result.timings.get("solve", 0.0), "rest": rest,
             "timeline": {"pid": os.getpid(), "started": started, "ended": time.perf_counter(),
                          "fila_setup": result.timings.get("fila_setup", 0.0)}}
 
@@ -72,57 +76,97 @@ def _install(payload, parent: int) -> None:
         signal.signal(signals.STATUS_SIGNAL, signal.SIG_IGN)
 
 
-def _solve_installed(sub) -> dict:
-    return solve_one(_payload, sub)
+def _solve_installed(subs: list) -> list[dict]:
+    return solve_bundle(_payload, subs)
 
 
-def local_results(payload, subproblems: list, workers: int, deadline: float | None = None, on_started=None):
-    """Solve ``subproblems`` (in this order) on ``workers`` forked processes; yields as they finish.
+class LocalQueue:
+    """Tasks on ``workers`` forked processes: bundles of sub-problems, submitted at any time.
 
-    At ``deadline`` (a :func:`time.perf_counter` time) it stops, the
-    workers killed, whatever is still running.  ``on_started()`` is called
-    once the first workers have their sub-problems, so that what the parent
-    still has to do (writing the journal's header) overlaps their work.
+    Iterating yields ``(sub_problem, outcome)`` per sub-problem as tasks
+    finish, including tasks submitted during the iteration, and ends when
+    none is left or at ``deadline`` (a :func:`time.perf_counter` time).  A
+    worker that dies breaks the pool: it is rebuilt and given again every
+    task it had not finished (a few times, then they are reported as
+    errors).  ``close`` kills the workers, whatever is still running.
     """
-    pending = {sub.ident: sub for sub in subproblems}
-    restarts = 0
-    context = multiprocessing.get_context("fork")
-    # a parent in its start-up (bench solve's, collector off) has made nothing to collect yet: frozen, what it has
-    # is walked by the collector of neither it nor the workers (nor copied page by page); a parent whose collector
-    # runs may hold garbage it has not found yet, which a freeze would keep for good
-    if not gc.isenabled():
-        gc.freeze()
-    while pending:
-        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_install,
-                                   initargs=(payload, os.getpid()))
-        broken = False
-        try:
-            futures = {pool.submit(_solve_installed, sub): sub for sub in pending.values()}
-            if on_started is not None:
-                on_started()
-                on_started = None
-            waiting = set(futures)
-            while waiting and not broken:
-                left = None if deadline is None else deadline - time.perf_counter()
-                if left is not None and left <= 0:
-                    return
-                finished, waiting = wait(waiting, timeout=left, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    sub = futures[future]
-                    error = future.exception()
-                    if isinstance(error, BrokenProcessPool):
-                        broken = True
-                        continue
-                    del pending[sub.ident]
-                    yield sub, (error if error is not None else future.result())
-        finally:
-            _stop(pool)
-        if broken:
-            restarts += 1
-            if restarts > MAX_POOL_RESTARTS:
-                for sub in list(pending.values()):
-                    del pending[sub.ident]
-                    yield sub, RuntimeError(f"worker processes died {restarts} times; giving up")
+
+    def __init__(self, payload, workers: int, deadline: float | None = None):
+        self.payload = payload
+        self.workers = workers
+        self.deadline = deadline
+        self.restarts = 0
+        self.failed: list = []
+        self.futures: dict = {}
+        self.pool = None
+        # a parent in its start-up (bench solve's, collector off) has made nothing to collect yet: frozen, what it
+        # has is walked by the collector of neither it nor the workers (nor copied page by page); a parent whose
+        # collector runs may hold garbage it has not found yet, which a freeze would keep for good
+        if not gc.isenabled():
+            gc.freeze()
+        self._start()
+
+    def _start(self) -> None:
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
+                                        initializer=_install, initargs=(self.payload, os.getpid()))
+
+    def __len__(self) -> int:
+        """Tasks submitted and not yet yielded."""
+        return len(self.futures) + len(self.failed)
+
+    def submit(self, bundle: list) -> None:
+        """Queue one task solving the sub-problems of ``bundle`` in order."""
+        if self.pool is None:
+            self.failed.append(bundle)
+            return
+        self.futures[self.pool.submit(_solve_installed, list(bundle))] = bundle
+
+    def __iter__(self):
+        while self.futures or self.failed:
+            for bundle in self.failed:
+                for sub in bundle:
+                    yield sub, RuntimeError(f"worker processes died {self.restarts} times; giving up")
+            self.failed = []
+            if not self.futures:
+                continue
+            left = None if self.deadline is None else self.deadline - time.perf_counter()
+            if left is not None and left <= 0:
+                return
+            finished, _ = wait(list(self.futures), timeout=left, return_when=FIRST_COMPLETED)
+            broken = False
+            for future in finished:
+                error = future.exception()
+                if isinstance(error, BrokenProcessPool):
+                    broken = True
+                    continue
+                bundle = self.futures.pop(future)
+                if error is not None:
+                    yield from ((sub, error) for sub in bundle)
+                else:
+                    yield from zip(bundle, future.result())
+            if broken:
+                self._restart()
+
+    def _restart(self) -> None:
+        """A worker died: a new pool gets every task not finished, or after a few times they fail."""
+        bundles = list(self.futures.values())
+        self.futures = {}
+        _stop(self.pool)
+        self.restarts += 1
+        if self.restarts > MAX_POOL_RESTARTS:
+            self.pool = None
+            self.failed.extend(bundles)
+            return
+        self._start()
+        for bundle in bundles:
+            self.submit(bundle)
+
+    def close(self) -> None:
+        """Kill the workers now: queued tasks are cancelled, running ones stopped."""
+        if self.pool is not None:
+            _stop(self.pool)
+            self.pool = None
+        self.futures = {}
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -162,7 +206,13 @@ def dispatch_cost(client, tasks: int = 40) -> float:
 
 
 def solve_bundle(payload, subs: list) -> list[dict]:
-    """Solve several sub-problems in one task (one round trip through the scheduler for all of them)."""
+    """Solve several sub-problems in one task (one round trip through the scheduler for all of them).
+
+    The kernels are loaded first (a no-op once they are), so that no
+    sub-problem's time holds their loading.
+    """
+    cover, engine, settings = payload
+    engine.warm_up(cover, settings)
     return [solve_one(payload, sub) for sub in subs]
 
 
@@ -184,6 +234,10 @@ class ClusterQueue:
         self.remote = client.scatter(payload, broadcast=True, hash=False)
         self.futures: dict = {}
         self.finished = as_completed()
+
+    def __len__(self) -> int:
+        """Tasks submitted and not yet yielded."""
+        return self.finished.count()
 
     def submit(self, bundle: list) -> None:
         """Queue one task solving the sub-problems of ``bundle`` in order."""

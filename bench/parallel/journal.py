@@ -2,14 +2,18 @@
 
 The first line is the header: the run's key (cover hash, engine, settings,
 split), the sub-problems in split order and the splitter's counters.  Each
-later line is one finished sub-problem's counts and counters, flushed and
-fsynced before the run goes on, so a run killed at any moment loses at most
-the sub-problems in flight.
+later line is one finished sub-problem's counts and counters, with the
+pieces it handed back when it spent its budget, which become sub-problems
+of the run too (``7/0``, ``7/1``, ...).  A record is written and flushed
+before the run goes on, so a run killed at any moment loses at most the
+sub-problems in flight, and fsynced at least every
+:data:`FSYNC_SECONDS` and at the end, so a machine that loses power loses
+at most the records of the last moments before (solved again on resuming).
 
 Every line carries what it takes to be trusted on its own: the header and
 each record hold a checksum over their other fields, and each record names
 its run (the key, the cover hash and the settings) and its sub-problem (the
-id and the prefix it replays).  On resuming, a record that is damaged
+id, the prefix it replays and its piece of FILA's tree).  On resuming, a record that is damaged
 (not JSON, a wrong checksum, a field of the wrong kind), foreign (another
 run, a sub-problem the split does not have) or a second record of a
 sub-problem is refused with its line number and that sub-problem is solved
@@ -23,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 
 from bench.engines.protocol import Status
@@ -30,11 +35,13 @@ from bench.errors import UsageError
 from bench.system.files import open_append, write_atomic
 from bench.parallel.split import SubProblem
 
-FORMAT = 2
+FORMAT = 3
 CHECKSUM = "checksum"
 RECORD_FIELDS = {"id": str, "status": str, "variant": str, "covers": int, "unique": (int, type(None)),
-                 "total": (int, type(None)), "stats": dict, "seconds": (int, float)}
+                 "total": (int, type(None)), "stats": dict, "seconds": (int, float), "rest": list, "budget": int}
 """What a record's counts are made of, and their JSON kinds."""
+FSYNC_SECONDS = 0.5
+"""The longest a written record waits for its fsync (a flush makes it survive a kill at once)."""
 
 
 def checksum(fields: dict) -> str:
@@ -61,12 +68,19 @@ class Journal:
         self.done = done
         self.refused = refused or []
         self._file = None
-        self._prefixes = {s["id"]: s["prefix"] for s in header["subproblems"]}
+        self._synced = 0.0
+        # every sub-problem of the run so far, by id, in its JSON form: the split's, and the pieces handed back
+        self._subs = {s["id"]: s for s in header["subproblems"]}
 
     @property
     def subproblems(self) -> list[SubProblem]:
-        """The split the journal was started with."""
-        return [SubProblem.from_json(s) for s in self.header["subproblems"]]
+        """The split the journal was started with, then the pieces its records handed back, in their order."""
+        return [SubProblem.from_json(s) for s in self._subs.values()]
+
+    def _adopt(self, record: dict) -> None:
+        """Make the pieces ``record`` handed back sub-problems of the run."""
+        for piece in SubProblem.from_json(record["sub"]).handed_back(record["rest"]):
+            self._subs.setdefault(piece.ident, piece.to_json())
 
     @property
     def identity(self) -> dict:
@@ -118,6 +132,7 @@ class Journal:
                 continue
             seen[record["id"]] = number
             journal.done[record["id"]] = record
+            journal._adopt(record)
         for ident in conflicting:
             # two records that both check out but differ: neither is trusted
             del journal.done[ident]
@@ -140,28 +155,37 @@ class Journal:
             value = record.get(name)
             if not isinstance(value, kind) or isinstance(value, bool) or (isinstance(value, int) and value < 0):
                 return f"field '{name}' is missing, of the wrong kind or negative"
-        if record["id"] not in self._prefixes:
+        if record["id"] not in self._subs:
             return f"sub-problem {record['id']} is not part of this run's split"
-        if record.get("prefix") != self._prefixes[record["id"]]:
-            return f"its prefix is not the one of sub-problem {record['id']}"
+        if record.get("sub") != self._subs[record["id"]]:
+            return f"its prefix or cut is not the one of sub-problem {record['id']}"
         if record["status"] not in {s.value for s in Status}:
             return f"unknown status '{record['status']}'"
+        try:
+            SubProblem.from_json(record["sub"]).handed_back(record["rest"])
+        except (KeyError, TypeError, ValueError):
+            return "its pieces handed back are not pieces of the search"
         return None
 
     def record(self, record: dict) -> None:
-        """Append one finished sub-problem durably, with its run, its prefix and its checksum."""
+        """Append one finished sub-problem, with its run, its sub-problem and its checksum; adopt its pieces."""
         if self._file is None:
             self._file = open_append(self.path, "--journal")
-        fields = {**self.identity, **record, "prefix": self._prefixes[record["id"]]}
+        fields = {**self.identity, **record, "sub": self._subs[record["id"]]}
         fields[CHECKSUM] = checksum(fields)
         self._file.write((json.dumps(fields, separators=(",", ":")) + "\n").encode())
         self._file.flush()
-        os.fsync(self._file.fileno())
+        now = time.monotonic()
+        if now - self._synced >= FSYNC_SECONDS:
+            os.fsync(self._file.fileno())
+            self._synced = now
         self.done.setdefault(record["id"], fields)
+        self._adopt(fields)
 
     def close(self) -> None:
-        """Close the file (records are already on disk)."""
+        """Make the records durable and close the file."""
         if self._file is not None:
+            os.fsync(self._file.fileno())
             self._file.close()
             self._file = None
 

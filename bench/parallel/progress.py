@@ -42,12 +42,14 @@ class Progress:
             self.bar.total -= self._weight(ident)
             self._describe()
 
-    def advance(self, ident: str) -> None:
-        """One more sub-problem finished."""
+    def advance(self, ident: str, pieces: list[str] = ()) -> None:
+        """One more sub-problem finished, having handed back ``pieces`` (new sub-problems, which carry the weight it
+        shares with them)."""
         self.done += 1
+        self.total += len(pieces)
         if self.bar is not None:
             self._describe()
-            self.bar.update(self._weight(ident))
+            self.bar.update(self._weight(ident) / (len(pieces) + 1))
 
     def close(self) -> None:
         """End the line the bar was drawn on."""

@@ -1,23 +1,34 @@
 """Solving one cover on many cores or machines, with a checkpoint journal.
 
 The search is split (:mod:`bench.parallel.split`) into at least
-``SUBPROBLEMS_PER_WORKER`` sub-problems per worker; each is sized by
-random paths (:mod:`bench.engines.sampling`), the large ones are split one
-level deeper, and they are dispatched largest first so that the last to
-finish are small.  Every finished sub-problem goes to the journal before
-it counts, so a run stopped at any point resumes with ``resume=True``:
-the journal's own split is reused, what it holds is not solved again, and
-the totals are the uninterrupted run's.  A result is SOLVED only when
-every sub-problem is; otherwise its counts are partial and its status and
-message say so.
+``SUBPROBLEMS_PER_WORKER`` sub-problems per worker, down to the level
+where FILA takes over at most.  An engine that solves pieces of its tree
+(FILA: :attr:`~bench.engines.Settings.cut`) then gets a node budget per
+sub-problem (:attr:`~bench.engines.Settings.budget`): a sub-problem that
+spends it hands back the rest of its tree as three pieces, which are
+solved like any other sub-problem, so that no sub-problem is much larger
+than the budget however unbalanced the tree, and the budget grows with the
+work done (:class:`Schedule`).  Everything that decides the pieces is a
+count of nodes, never a clock: the split is the same on every machine and
+worker count.  An engine without pieces (DLX) has its sub-problems sized by
+random paths (:mod:`bench.engines.sampling`), the large ones split one
+level deeper.  Sub-problems are dispatched oldest generation first, then
+largest first, alone or, when many wait, in bundles.  Every finished
+sub-problem goes to the journal before it counts, so a run stopped at any
+point resumes with ``resume=True``: the journal's own split and pieces are
+reused, what it holds is not solved again, and the totals are the
+uninterrupted run's.  A result is SOLVED only when every sub-problem is;
+otherwise its counts are partial and its status and message say so.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import sys
 import time
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -38,20 +49,20 @@ from bench.parallel import executors
 from bench.parallel.progress import Progress
 
 ESTIMATE_PATHS = 600
-DISPATCH_SHARE = 0.025
-"""Target share of a cluster run spent on scheduler round trips: half the 5 % allowed, as estimates may be 2x off."""
-FIRST_SHARE = 0.5
-"""Estimated share of a cluster run sent first, largest sub-problems one per task, to time the engine on the workers."""
-TAIL_WEIGHT = 0.3
-"""Fraction of a split's estimated work, its smallest sub-problems, that :func:`share_tail` cuts in shares."""
-TAIL_SHARES = 3
-"""Shares each of those is cut in."""
 MIN_PARALLEL_NODES = 2_000_000
 """Estimated DLX nodes below which an automatic run stays in one process (a few seconds at most)."""
-INEXACT_COUNTERS = ("NODES", "UPDATES", "DEAD_ENDS", "ATTEMPTS*", "FITS*", "NO_FITS_TOTAL", "LIST_UPDATES*", "FILA_*",
-                    "PARITY_*", "VOLUME_*", "FIT_FILTER*")
-"""The ``--info`` counters (glob patterns) that differ from one search's when the split cuts below FILA's
-hand-off (:func:`exact_depth` says why): every counter of the search itself; covers, unique and total add up."""
+BUDGET_FLOOR = 1 << 19
+"""The least node budget of a sub-problem: tens of milliseconds of FILA, so that replaying its path and handing back
+its rest (a few kernel calls) stay a small share of it."""
+BUDGET_SHARE = 512
+"""A sub-problem's budget is at most the work done so far over this (:meth:`Schedule.budget`), so that none is more
+than 1/512 of the whole search above the floor."""
+TASKS_PER_WORKER = 2
+"""Tasks in flight per worker: one running, one waiting, so that a worker never waits for the parent."""
+BUNDLE_SPREAD = 4
+"""Sub-problems waiting per worker from which a task takes several (up to :data:`MAX_BUNDLE`), where budgets bound
+their size."""
+MAX_BUNDLE = 32
 
 
 def splittable(engine, settings: Settings, limits) -> str | None:
@@ -113,35 +124,32 @@ def sizing(settings: Settings) -> Settings:
 
 
 def run_key(cover, engine, settings: Settings, depth: int | None) -> str:
-    """Identifies a run for its journal: the matrix, the engine and every setting that shapes the search."""
-    text = json.dumps([cover.hash, engine.name, repr(replace(settings, prefix=())), depth], sort_keys=True)
+    """Identifies a run for its journal: the matrix, the engine, every setting that shapes the search, the budgets."""
+    text = json.dumps([cover.hash, engine.name, repr(replace(settings, prefix=())), depth, BUDGET_FLOOR, BUDGET_SHARE],
+                      sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def exact_depth(cover, settings: Settings) -> int | None:
-    """The deepest split whose statistics add up to the single search's: the level where FILA takes over.
+    """The level where FILA takes over, the deepest an automatic split cuts in DLX (None when no FILA does).
 
-    Above that level a single search runs DLX, as the splitter and a
-    sub-problem's replayed prefix do.  A sub-problem cut deeper would run in
-    DLX levels that one search runs in FILA: another tree (DLX branches on
-    the item with the fewest options, FILA on its heuristic's hole), counted
-    DLX's way, and a hand-off whose image lists lack the images the prefix
-    rules out, so FILA counts fewer attempts and no-fits below it (10x6,
-    FILA after the first piece, split 2 deep: 26,172,400 nodes against
-    28,757,025).  Covers, unique and total add up at any depth.  None when
-    no FILA takes over (DLX adds up at any depth); 0 or less when FILA
-    takes over at the root.
+    Below it the sub-problems are pieces of FILA's tree, which budgets cut
+    (:data:`BUDGET_FLOOR`); a split cut deeper in DLX would run DLX where a
+    single search runs FILA, another tree.  0 or less when FILA takes over
+    at the root.
     """
     if not settings.fila:
         return None
     return cover.piece_count - settings.fila
 
 
-def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tuple[list[SubProblem], dict, int]:
+def plan(cover, settings: Settings, parts: int, depth: int | None = None,
+         start=None) -> tuple[list[SubProblem], dict, int]:
     """Sub-problems (at least ``parts`` when the tree allows), the splitter's counters and the split depth.
 
-    Without ``depth`` the split goes no deeper than :func:`exact_depth`, so
-    every counter adds up; an explicit ``depth`` is followed.
+    Without ``depth`` the split goes no deeper than :func:`exact_depth`; an
+    explicit ``depth`` is followed, into FILA's own levels too with the
+    engine's search ``start`` (:func:`~bench.parallel.split.split`).
     """
     n_pieces = cover.piece_count
     exact = exact_depth(cover, settings)
@@ -150,35 +158,28 @@ def plan(cover, settings: Settings, parts: int, depth: int | None = None) -> tup
         raise UsageError(f"--split-depth {depth}: this search has {n_pieces} pieces, so it splits at most "
                          f"{max(n_pieces - 1, 1)} levels deep")
     d = depth or 1
-    top = split(cover, settings, d)
+    top = split(cover, settings, d, start=start)
     while depth is None and len(top.subproblems) < parts and d < deepest:
         d += 1
-        top = split(cover, settings, d)
+        top = split(cover, settings, d, start=start)
     return top.subproblems, top.stats, d
 
 
-def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, workers: int, seed: int = 1,
-           shares: bool = False):
+def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, workers: int, seed: int = 1):
     """Split the sub-problems that random paths say are large one level deeper; returns them with their weights.
 
     When none can go deeper (one worker, or every prefix already at the
-    deepest exact depth: the Tetris Cube's 12 first placements), the
-    weights only order the dispatch and drive the progress bar, and
-    :func:`prefix_weights` gives them for free: on the Tetris Cube they rank
-    the sub-problems' solving times better than 600 random paths do
-    (Spearman 0.80 against 0.57) in no time, where the paths took 0.05 s
-    before any worker started.  With ``shares`` (an engine that solves a
-    share of a sub-problem, :attr:`Settings.share`) the ones dispatched
-    last are then cut in shares (:func:`share_tail`).
+    deepest depth, where FILA takes over), the weights only order the
+    dispatch and drive the progress bar, and :func:`prefix_weights` gives
+    them for free: on the Tetris Cube they rank the sub-problems' solving
+    times better than 600 random paths do (Spearman 0.80 against 0.57) in
+    no time, where the paths took 0.05 s before any worker started.
     """
     n_pieces = cover.piece_count
     exact = exact_depth(cover, settings)
     deepest = n_pieces - 1 if exact is None else exact
-    if workers <= 1 or all(len(sub.prefix) >= deepest for sub in subs):
-        weights = prefix_weights(cover, subs)
-        if workers > 1 and shares and exact is not None and all(len(sub.prefix) == exact for sub in subs):
-            subs, weights = share_tail(subs, weights)
-        return subs, stats, weights
+    if workers <= 1 or all(len(sub.prefix) >= deepest or sub.cut is not None for sub in subs):
+        return subs, stats, prefix_weights(cover, subs)
     # a fixed budget of random paths: with few sub-problems each gets more, so the largest are found reliably
     trials = min(max(ESTIMATE_PATHS // max(len(subs), 1), 8), 200)
     sizes = estimate_nodes(cover, sizing(settings), [s.prefix for s in subs], trials, seed)
@@ -202,34 +203,6 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
     return out, merge_stats(parts), weights
 
 
-def share_tail(subs: list[SubProblem], weights: dict[str, float]) -> tuple[list[SubProblem], dict[str, float]]:
-    """``subs`` with the smallest, :data:`TAIL_WEIGHT` of the weight, cut in :data:`TAIL_SHARES` shares each.
-
-    Dispatched largest first, the last sub-problems decide how long one
-    worker waits for the other at the end: on the Tetris Cube its 12
-    first placements left a worker idle 0.07 s on average, the last ones
-    taking 0.15 to 0.19 s.  A share costs its own replay and FILA set-up
-    (about 3 ms there), so only the tail is cut.  The shares split the
-    root's children, taking every J-th (:attr:`Settings.share`).
-    """
-    total = sum(weights.values())
-    tail: set[str] = set()
-    load = 0.0
-    for sub in sorted(subs, key=lambda s: weights[s.ident]):
-        load += weights[sub.ident]
-        if load > TAIL_WEIGHT * total:
-            break
-        tail.add(sub.ident)
-    out: list[SubProblem] = []
-    cut: dict[str, float] = {}
-    for sub in subs:
-        pieces = sub.shares(TAIL_SHARES) if sub.ident in tail else [sub]
-        for piece in pieces:
-            cut[piece.ident] = weights[sub.ident] / len(pieces)
-            out.append(piece)
-    return out, cut
-
-
 def prefix_weights(cover, subs: list[SubProblem]) -> dict[str, float]:
     """Relative sizes of ``subs`` from the options their prefixes leave: (left / options) to the power 5.
 
@@ -240,78 +213,65 @@ def prefix_weights(cover, subs: list[SubProblem]) -> dict[str, float]:
     return {sub.ident: float(x) ** GROWTH_EXPONENT for sub, x in zip(subs, left)}
 
 
-def bundle(subs: list[SubProblem], weights: dict, least: float) -> list[list[SubProblem]]:
-    """Group ``subs`` in order into tasks of at least ``least`` estimated nodes (the last may hold less).
+class Schedule:
+    """The sub-problems of a run still to solve, in the order they go out, and the budget each one gets.
 
-    A sub-problem of that weight or more is a task alone, so with ``subs``
-    largest first the tasks are too, and the last to be dispatched are
-    about ``least``: the tail where workers wait for each other stays short.
+    They go oldest generation first (the split's, then the pieces they
+    handed back, ...), then largest estimated first.  With ``budgeted``,
+    generation ``g`` gets a budget of the work done by generations ``g - 2``
+    and older over :data:`BUDGET_SHARE`, at least :data:`BUDGET_FLOOR`,
+    known once every sub-problem of those is done (their pieces are the
+    ones of generation ``g - 1`` and older): it grows with the search, so
+    that a tree a hundred times larger is cut in about as many pieces, and
+    it depends on node counts alone, not on which worker finished first.
     """
-    out: list[list[SubProblem]] = []
-    current: list[SubProblem] = []
-    load = 0.0
-    for sub in subs:
-        current.append(sub)
-        load += weights.get(sub.ident, 0.0)
-        if load >= least:
-            out.append(current)
-            current, load = [], 0.0
-    if current:
-        out.append(current)
-    return out
 
+    def __init__(self, budgeted: bool, split_nodes: int):
+        self.budgeted = budgeted
+        self.split_nodes = split_nodes
+        self.heap: list = []
+        self.count = 0
+        # per generation: sub-problems known and not done, and the nodes of those done
+        self.open: Counter = Counter()
+        self.nodes: Counter = Counter()
 
-def _cluster_outcomes(client, payload, todo: list[SubProblem], weights: dict, key: str, workers: int,
-                      dispatch: float, report: dict):
-    """Send ``todo`` (largest first) to the cluster: the largest alone, the rest in bundles sized from the first.
+    def __len__(self) -> int:
+        return len(self.heap)
 
-    The largest sub-problems, about :data:`FIRST_SHARE` of the estimated
-    work, go one per task; once ``workers`` of them are back, their solving
-    seconds per estimated node turn the round trip (``dispatch`` seconds)
-    into the least weight of a task that keeps round trips under
-    :data:`DISPATCH_SHARE` of its solving time, and the rest go in bundles
-    of that weight.  ``report`` receives the run's estimated solving
-    seconds and the number of tasks.
-    """
-    total = sum(weights.get(s.ident, 0.0) for s in todo)
-    first, load = [], 0.0
-    while len(first) < len(todo) and (len(first) < 2 * workers or load < FIRST_SHARE * total):
-        load += weights.get(todo[len(first)].ident, 0.0)
-        first.append(todo[len(first)])
+    def add(self, sub: SubProblem, weight: float) -> None:
+        """A sub-problem to solve."""
+        self.open[sub.generation] += 1
+        heapq.heappush(self.heap, (sub.generation, -weight, self.count, sub))
+        self.count += 1
 
-    rest = todo[len(first):]
-    queue = executors.ClusterQueue(client, payload, key)
-    tasks = len(first)
-    report.update(tasks=tasks)
-    try:
-        for sub in first:
-            queue.submit([sub])
-        measured_weight = measured_seconds = 0.0
-        returned = 0
-        for sub, outcome in queue:
-            yield sub, outcome
-            if rest is None:
-                continue
-            returned += 1
-            if not isinstance(outcome, BaseException):
-                measured_weight += weights.get(sub.ident, 0.0)
-                measured_seconds += outcome["seconds"]
-            if returned >= min(workers, len(first)):
-                per_weight = measured_seconds / measured_weight if measured_weight > 0 else 0.0
-                least = dispatch / DISPATCH_SHARE / per_weight if per_weight > 0 else 0.0
-                # the first were picked for their large estimates, which are biased upwards, so ``least`` may be
-                # too large: keep enough tasks for the workers to finish together
-                rest_weight = sum(weights.get(s.ident, 0.0) for s in rest)
-                least = min(least, rest_weight / (SUBPROBLEMS_PER_WORKER * workers))
-                bundles = bundle(rest, weights, least)
-                estimated = per_weight * total
-                for b in bundles:
-                    queue.submit(b)
-                tasks += len(bundles)
-                report.update(tasks=tasks, estimated_seconds=estimated)
-                rest = None
-    finally:
-        queue.close()
+    def done(self, generation: int, nodes: int) -> None:
+        """A sub-problem of ``generation`` is done: it searched ``nodes`` nodes."""
+        self.open[generation] -= 1
+        self.nodes[generation] += nodes
+
+    def known(self, generation: int, nodes: int) -> None:
+        """A sub-problem of ``generation`` was done before (a resumed journal)."""
+        self.nodes[generation] += nodes
+
+    def budget(self, generation: int) -> int | None:
+        """The budget of the sub-problems of ``generation`` (0: none), or None while it depends on some not done."""
+        if not self.budgeted:
+            return 0
+        older = range(generation - 1)
+        if any(self.open[g] for g in older):
+            return None
+        return max(BUDGET_FLOOR, (self.split_nodes + sum(self.nodes[g] for g in older)) // BUDGET_SHARE)
+
+    def take(self, count: int) -> list[SubProblem]:
+        """Up to ``count`` sub-problems that can go now, with their budgets, in order."""
+        out = []
+        while self.heap and len(out) < count:
+            generation = self.heap[0][0]
+            budget = self.budget(generation)
+            if budget is None:
+                break
+            out.append(replace(heapq.heappop(self.heap)[3], budget=budget))
+        return out
 
 
 def worker_timings(timelines: list[dict], start: float, workers: int, local: bool) -> dict[str, float]:
@@ -388,6 +348,9 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         client.run(engine.warm_up)
         timings["worker_compile"] = time.perf_counter() - start
         dispatch = executors.dispatch_cost(client)
+    # an engine that solves pieces of its tree splits its own levels and hands back what a budget leaves
+    budgeted = {"cut", "budget"} <= engine.supported
+    start_search = engine.search if budgeted else None
     start = time.perf_counter()
     journal = None
     path = options.journal
@@ -411,9 +374,11 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         weights = journal.header["weights"]
         depth = journal.header["depth"]
     else:
-        subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth)
-        subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers,
-                                            shares="share" in engine.supported)
+        subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth, start_search)
+        if budgeted:
+            weights = prefix_weights(cover, subs)
+        else:
+            subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
         if path is not None:
             header = {"key": key, "cover_hash": cover.hash, "engine": engine.name, "settings": repr(settings),
                       "depth": depth, "subproblems": [s.to_json() for s in subs], "split_stats": split_stats,
@@ -432,26 +397,46 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     done: dict[str, dict] = dict(journal.done) if journal else {}
     earlier = set(done)
     resumed = len(earlier)
-    todo = sorted((s for s in subs if s.ident not in done), key=lambda s: -weights.get(s.ident, 0.0))
+    weights = dict(weights)
+    schedule = Schedule(budgeted, split_stats.get("nodes", 0))
+    for sub in subs:
+        weight = weights.setdefault(sub.ident, _inherited(sub, weights, done))
+        if sub.ident in done:
+            schedule.known(sub.generation, done[sub.ident]["stats"]["nodes"])
+        else:
+            schedule.add(sub, weight)
     progress = Progress(len(subs), weights, options.progress)
     for ident in done:
         progress.skip(ident)
     errors: dict[str, str] = {}
     status = Status.SOLVED
     payload = (cover, engine, settings)
-    report: dict = {}
+    tasks = 0
     timelines: list[dict | None] = []
     solve_start = time.perf_counter()
-    outcomes = None
+    queue = None
+
+    def dispatch_tasks() -> None:
+        # keep every worker fed: bundles of several sub-problems once many wait, single ones towards the end; only
+        # budgets bound a sub-problem's size (a bundle of DLX sub-problems could hold minutes of search)
+        nonlocal tasks
+        while len(queue) < TASKS_PER_WORKER * workers and len(schedule):
+            size = min(MAX_BUNDLE, max(1, len(schedule) // (BUNDLE_SPREAD * workers))) if budgeted else 1
+            bundle = schedule.take(size)
+            if not bundle:
+                break
+            queue.submit(bundle)
+            tasks += 1
+
     try:
-        if client is not None or not todo:
-            started()
         if client is not None:
-            outcomes = _cluster_outcomes(client, payload, todo, weights, key, workers, dispatch, report)
+            queue = executors.ClusterQueue(client, payload, key)
         else:
             deadline = solve_start + limits.time_limit if limits is not None and limits.time_limit is not None else None
-            outcomes = executors.local_results(payload, todo, options.workers, deadline, on_started=started)
-        for sub, outcome in outcomes:
+            queue = executors.LocalQueue(payload, options.workers, deadline)
+        dispatch_tasks()
+        started()
+        for sub, outcome in queue:
             if isinstance(outcome, BaseException):
                 errors[sub.ident] = f"{type(outcome).__name__}: {outcome}"
                 continue
@@ -460,25 +445,31 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                 errors[sub.ident] = outcome["status"]
                 continue
             timelines.append(outcome.pop("timeline", None))
-            record = {"id": sub.ident, **outcome}
+            record = {"id": sub.ident, **outcome, "budget": sub.budget}
             if journal is not None:
                 journal.record(record)
             done[sub.ident] = record
-            progress.advance(sub.ident)
+            pieces = sub.handed_back(record["rest"])
+            share = weights[sub.ident] / (len(pieces) + 1)
+            schedule.done(sub.generation, record["stats"]["nodes"])
+            for piece in pieces:
+                weights[piece.ident] = share
+                schedule.add(piece, share)
+            subs.extend(pieces)
+            progress.advance(sub.ident, [piece.ident for piece in pieces])
             if signals.status_requested():
                 signals.write_status(status_lines(done.values(), len(subs), time.perf_counter() - solve_start))
             if limits is not None and limits.time_limit is not None and \
                     time.perf_counter() - solve_start >= limits.time_limit:
                 status = Status.TIMEOUT
                 break
-        if status == Status.TIMEOUT:
-            outcomes.close()
+            dispatch_tasks()
     except KeyboardInterrupt:
         status = Status.INTERRUPTED
         signals.note_interrupt()
-        if outcomes is not None:
-            outcomes.close()
     finally:
+        if queue is not None:
+            queue.close()
         progress.close()
         if journal is not None:
             journal.close()
@@ -495,19 +486,17 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if journal is not None:
             message += f"; resume with --resume (journal {journal.path})"
     stats = merge_stats([split_stats] + [r["stats"] for r in finished])
-    exact = exact_depth(cover, settings)
-    cut = max((len(s.prefix) for s in subs), default=0)
     stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
-                         "depth": depth, "resumed": resumed, "refused": len(journal.refused) if journal else 0,
-                         "errors": len(errors),
-                         "exact_statistics": "true" if exact is None or cut <= exact else "false",
-                         "inexact_counters": "" if exact is None or cut <= exact else ",".join(INEXACT_COUNTERS),
+                         "depth": depth, "handed_back": sum(s.generation > 0 for s in subs),
+                         "generations": 1 + max((s.generation for s in subs), default=0),
+                         "budget_largest": max((r["budget"] for r in finished), default=0),
+                         "resumed": resumed, "refused": len(journal.refused) if journal else 0,
+                         "errors": len(errors), "exact_statistics": "true",
                          "journal": str(journal.path) if journal else "",
                          **balance([r["stats"]["nodes"] for r in finished], split_stats.get("nodes", 0))}
     if dispatch is not None:
-        tasks = report.get("tasks", 0)
         busy = sum(record["seconds"] for ident, record in done.items() if ident not in earlier)
-        stats["parallel"].update(report, dispatch_seconds_per_task=dispatch,
+        stats["parallel"].update(tasks=tasks, dispatch_seconds_per_task=dispatch,
                                  dispatch_share=tasks * dispatch / busy if busy > 0 else 0.0)
     exact = status == Status.SOLVED
     timings.update(worker_timings([t for t in timelines if t is not None], solve_start, workers, local=client is None))
@@ -523,3 +512,11 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         cover_hash=cover.hash,
         message=message,
     )
+
+
+def _inherited(sub: SubProblem, weights: dict, done: dict) -> float:
+    """The weight of a piece handed back (its parent's, shared with its siblings and the parent itself)."""
+    parent, _, _ = sub.ident.rpartition("/")
+    if parent not in weights or parent not in done:
+        return 0.0
+    return weights[parent] / (len(done[parent]["rest"]) + 1)

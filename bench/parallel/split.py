@@ -2,21 +2,22 @@
 
 A sub-problem is a path from the root of the DLX tree: per level, the
 option placed and the options excluded before it.  The splitter runs the
-engine's own DLX levels (same heuristics, same constraints) with a goal, so
-the sub-problems at depth D are exactly the tree's nodes at that depth, in
-the order a single search visits them; solving each with the prefix
-replayed (:class:`bench.engines.Settings.prefix`) covers the tree once,
-so covers, unique and total add up, and so do nodes, attempts and fits
-(the splitter counts the levels above D, each sub-problem those below) for
-DLX.  With FILA the counts add up at any depth, the statistics where FILA
-takes over at or below the split depth, which is as deep as the runner cuts
-unless told otherwise (:func:`bench.parallel.runner.exact_depth` says why).
+engine's own search (same heuristics, same constraints, the same hand-offs
+to FILA) with a goal, so the sub-problems at depth D are exactly the tree's
+nodes at that depth, in the order a single search visits them; solving
+each with the prefix replayed (:class:`bench.engines.Settings.prefix`)
+covers the tree once, so covers, unique and total add up, and so do nodes,
+attempts and fits (the splitter counts the levels above D, each sub-problem
+those below).  Below the level where FILA takes over, a sub-problem is a
+piece of FILA's own tree (:class:`bench.engines.Cut`): the prefix that
+leads to FILA's hand-off, and the options FILA places from there, which it
+replays itself, so a piece is the same subtree whoever solves it and every
+counter adds up at any depth.
 
 Identical pieces need the exclusions: the k-th branch on an item with
 multiplicity places the k-th option and keeps the k-1 before it out of
 its whole subtree (Knuth's tweak), and a replayed prefix must do the same
-or two sub-problems would share covers.  They are read from the positions
-past the item's active segment, where the tweaks leave them.
+or two sub-problems would share covers (:meth:`bench.engines.search.Search.path`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bench.engines.protocol import Limits, Settings
+from bench.engines.protocol import Cut, Limits, Settings
 from bench.kernels import codes
 from bench.engines.search import Search
 
@@ -36,35 +37,55 @@ class SubProblem:
 
     ``ident`` is stable across runs of the same cover and settings: the
     dotted positions of the sub-problem in the splitter's order (a refined
-    sub-problem ``7`` becomes ``7.0``, ``7.1``, ..., or ``7/0``, ``7/1``,
-    ... cut in shares); ``prefix`` is what :attr:`Settings.prefix` replays,
-    ``share`` what :attr:`Settings.share` takes.
+    sub-problem ``7`` becomes ``7.0``, ``7.1``, ...), or for the pieces a
+    sub-problem handed back when it spent its budget, its own ident and
+    their place (``7/0``, ``7/1``, ...; :attr:`Settings.budget`).
+    ``prefix`` is what :attr:`Settings.prefix` replays, ``cut`` the piece
+    of FILA's tree below it (:attr:`Settings.cut`); ``generation`` counts
+    the hand-backs that led to it and ``budget`` is the one it is solved
+    with (neither names it).
     """
 
     ident: str
     prefix: tuple
-    share: tuple = (0, 1)
+    cut: Cut | None = None
+    generation: int = 0
+    budget: int = 0
 
     def to_json(self) -> dict:
-        """A JSON-ready form (for the journal)."""
+        """A JSON-ready form (for the journal): what names the sub-problem."""
         out = {"id": self.ident, "prefix": [[o, list(ex)] for o, ex in self.prefix]}
-        if self.share != (0, 1):
-            out["share"] = list(self.share)
+        if self.cut is not None:
+            out["cut"] = self.cut.to_json()
+        if self.generation:
+            out["generation"] = self.generation
         return out
 
     @classmethod
     def from_json(cls, data: dict) -> "SubProblem":
         """Inverse of :meth:`to_json`."""
-        return cls(data["id"], tuple((int(o), tuple(int(e) for e in ex)) for o, ex in data["prefix"]),
-                   tuple(int(x) for x in data.get("share", (0, 1))))
-
-    def shares(self, count: int) -> list["SubProblem"]:
-        """This sub-problem cut in ``count`` shares below FILA's root (:attr:`Settings.share`): ``7/0``, ``7/1``, ..."""
-        return [SubProblem(f"{self.ident}/{j}", self.prefix, (j, count)) for j in range(count)]
+        return cls(data["id"], parse_prefix(data["prefix"]),
+                   Cut.from_json(data["cut"]) if data.get("cut") is not None else None,
+                   int(data.get("generation", 0)))
 
     def settings(self, settings: Settings) -> Settings:
-        """``settings`` restricted to this sub-problem."""
-        return replace(settings, prefix=self.prefix, share=self.share)
+        """``settings`` restricted to this sub-problem, with its budget."""
+        return replace(settings, prefix=self.prefix, cut=self.cut, budget=self.budget)
+
+    def options(self) -> list[int]:
+        """The options this sub-problem's prefix and cut place."""
+        return [o for o, _ in self.prefix] + list(self.cut.path if self.cut is not None else ())
+
+    def handed_back(self, rest: list[dict]) -> list["SubProblem"]:
+        """The pieces this sub-problem handed back (:attr:`Settings.budget`, ``stats["rest"]``) as sub-problems."""
+        return [SubProblem(f"{self.ident}/{k}", parse_prefix(piece["prefix"]),
+                           Cut.from_json(piece["cut"]) if piece["cut"] is not None else None, self.generation + 1)
+                for k, piece in enumerate(rest)]
+
+
+def parse_prefix(data: list) -> tuple:
+    """A prefix from its JSON form: ``[[option, [excluded, ...]], ...]``."""
+    return tuple((int(o), tuple(int(e) for e in ex)) for o, ex in data)
 
 
 @dataclass
@@ -75,51 +96,44 @@ class Split:
     stats: dict
 
 
-def split(cover, settings: Settings, depth: int, parent: SubProblem | None = None) -> Split:
+def split(cover, settings: Settings, depth: int, parent: SubProblem | None = None, start=None) -> Split:
     """The sub-problems ``depth`` levels below ``parent`` (the root when None), in search order.
 
-    ``settings`` are the engine's resolved settings: the splitter uses their
-    ordering heuristics and constraints, never a FILA hand-off.  A branch
-    that ends (a cover, or a dead end) above the depth ends there: a cover
-    becomes a sub-problem of its own, a dead end none.
+    ``settings`` are the engine's resolved settings; ``start(cover,
+    settings, limits, on_solutions, batch)`` makes the engine's search (a
+    DLX :class:`Search` when None, which never hands over to FILA).  A
+    branch that ends (a cover, or a dead end) above the depth ends there: a
+    cover becomes a sub-problem of its own, a dead end none.  A node where
+    FILA searches becomes a piece of FILA's tree (a :class:`Cut` of its
+    path), whose node its piece counts.
     """
     base = len(parent.prefix) if parent else 0
     n_pieces = cover.piece_count
     goal = n_pieces - base - depth
     if depth < 1 or goal < 1:
         raise ValueError(f"cannot split {depth} levels below depth {base} of {n_pieces} pieces")
-    run = replace(settings, goal=goal, trace=0, prefix=parent.prefix if parent else ())
-    search = Search(cover, run, Limits(), on_solutions=_ignore, batch=1)
+    run = replace(settings, goal=goal, trace=0, prefix=parent.prefix if parent else (), cut=None, budget=0)
+    search = (start or Search)(cover, run, Limits(), _ignore, batch=1)
     found: list[SubProblem] = []
     stem = parent.ident + "." if parent else ""
+    fila_nodes = 0
     while True:
         code = search._slice(1 << 22)
         if code == codes.BUFFER_FULL:
-            # the kernel stopped at the partial assembly it just recorded: read its path now
-            found.append(SubProblem(f"{stem}{len(found)}", _path(search, run.prefix)))
+            # the search stopped at the partial assembly it just recorded: read its path now
+            cut = search.sub.cut_here() if search.sub is not None else None
+            fila_nodes += cut is not None
+            found.append(SubProblem(f"{stem}{len(found)}", search.path(), cut))
             search.state[codes.S_STORED] = 0
         elif code == codes.DONE:
             break
-    return Split(found, search.stats())
+    stats = search.stats()
+    stats["nodes"] -= fila_nodes
+    return Split(found, stats)
 
 
 def _ignore(batch, weights) -> None:
-    """The splitter reads partial assemblies from the kernel's state, not from the buffer."""
-
-
-def _path(search, prefix: tuple) -> tuple:
-    """Options and exclusions of the levels the search is at (the kernel is stopped at a leaf)."""
-    level = int(search.state[codes.S_LEVEL])
-    path = list(prefix)
-    for lv in range(len(prefix), level):
-        excluded: tuple = ()
-        if search.mode[lv] == codes.TWEAKED:
-            b = search.branch[lv]
-            start = int(search.set_start[b])
-            tweaked = search.sets[start + int(search.snap[2 * lv + 1, b]): start + int(search.snap[2 * lv, b])]
-            excluded = tuple(int(o) for o in search.node_opt[tweaked])
-        path.append((int(search.chosen[lv]), excluded))
-    return tuple(path)
+    """The splitter reads partial assemblies from the search's state, not from the buffer."""
 
 
 def options_left(cover, subs: list[SubProblem]) -> np.ndarray:
@@ -128,7 +142,7 @@ def options_left(cover, subs: list[SubProblem]) -> np.ndarray:
     starts = cover.opt_ptr[:-1]
     for k, sub in enumerate(subs):
         taken = np.zeros(cover.n_items, dtype=bool)
-        for option, _ in sub.prefix:
+        for option in sub.options():
             taken[cover.opt_items[cover.opt_ptr[option]:cover.opt_ptr[option + 1]]] = True
         clash = np.logical_or.reduceat(taken[cover.opt_items], starts) if cover.n_options else np.zeros(0, bool)
         left[k] = cover.n_options - int(np.count_nonzero(clash))

@@ -151,7 +151,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ('bench.kernels.fila.fila_search', (
             'bench.kernels.fila.FilaLists(uint64[:], int32[:], uint64[:], int32[:, :], uint64[:], uint64[:], int64[:], int64[:], uint64[:], uint64[:], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64)',
             'bench.kernels.fila.FilaOrder(int32[:], int32[:], int32[:, :])',
-            'bench.kernels.fila.FilaStack(int64[:], uint64[:], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:])',
+            'bench.kernels.fila.FilaStack(int64[:], uint64[:], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
             'bench.kernels.codes.Matrix(uint32[:], uint32[:], readonly int32[:], readonly int32[:], int64, int64)',
             'bench.kernels.codes.Symmetry(readonly int32[:, :], readonly int32[:, :], readonly uint64[:], int32[:], bool)',
@@ -218,7 +218,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
         ('bench.kernels.fila.fila_search', (
             'bench.kernels.fila.FilaLists(uint64[:, :], int32[:], uint64[:], int32[:, :], uint64[:, :], uint64[:, :], int64[:], int64[:], uint64[:, :], uint64[:, :], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64)',
             'bench.kernels.fila.FilaOrder(int32[:], int32[:], int32[:, :])',
-            'bench.kernels.fila.FilaStack(int64[:], uint64[:, :], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:])',
+            'bench.kernels.fila.FilaStack(int64[:], uint64[:, :], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
             'bench.kernels.codes.Matrix(uint32[:], uint32[:], readonly int32[:], readonly int32[:], int64, int64)',
             'bench.kernels.codes.Symmetry(readonly int32[:, :], readonly int32[:, :], readonly uint64[:], int32[:], bool)',
