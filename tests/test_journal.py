@@ -131,3 +131,29 @@ def test_a_damaged_header_refuses_the_journal(p10x6, journal, capsys):
     journal.write_text("\n".join(lines) + "\n")
     with pytest.raises(bench.BenchError, match=r":1: .*damaged"):
         resume(p10x6, journal, capsys)
+
+
+def test_the_pieces_of_a_refused_record_are_solved_again_with_it(p10x6, tmp_path, monkeypatch, capsys):
+    from bench.parallel import runner
+
+    # FILA with small budgets: records hand back pieces, whose own records a resume trusts only behind their parent's
+    monkeypatch.setattr(runner, "BUDGET_FLOOR", 50_000)
+    engine = get_engine("fila")
+    settings = engine.resolve(p10x6, Settings(fila=11))
+    path = tmp_path / "j.jsonl"
+    single = engine.solve(p10x6, settings)
+    solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path))
+    lines = lines_of(path)
+    number, parent = next((n, json.loads(line)) for n, line in enumerate(lines) if n and json.loads(line)["rest"])
+    children = [n for n, line in enumerate(lines) if n and json.loads(line)["id"].startswith(parent["id"] + "/")]
+    assert children
+    parent["covers"] += 1
+    lines[number] = json.dumps(parent)
+    path.write_text("\n".join(lines) + "\n")
+    result = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path, resume=True))
+    err = capsys.readouterr().err
+    assert f"{path}:{number + 1}: record refused: its checksum does not match" in err
+    for n in children:
+        assert f"{path}:{n + 1}: record refused: sub-problem {json.loads(lines[n])['id']} is not part" in err
+    assert (result.covers, result.unique, result.total) == (2339, 2339, 9356)
+    assert {k: v for k, v in result.stats.items() if k != "parallel"} == single.stats

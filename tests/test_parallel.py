@@ -289,6 +289,39 @@ def test_a_two_worker_dask_cluster_on_loopback_gives_the_same_counts(p10x6, dask
         r["seconds"] for r in map(json.loads, (tmp_path / "j.jsonl").read_text().splitlines()[1:])))
 
 
+def test_a_dask_worker_killed_mid_run_costs_only_its_sub_problems(p10x6, tmp_path, monkeypatch):
+    import threading
+
+    from distributed import Client
+
+    from bench.parallel import runner
+    from bench.parallel.executors import loopback_cluster
+
+    # small budgets: hundreds of tasks, so the run is still going when one of the three workers is killed
+    monkeypatch.setattr(runner, "BUDGET_FLOOR", 20_000)
+    engine = get_engine("fila")
+    settings = engine.resolve(p10x6, Settings(fila=11))
+    single = engine.solve(p10x6, settings)
+    journal = tmp_path / "j.jsonl"
+    with loopback_cluster(3, cwd=ROOT) as address, Client(address) as client:
+        pids = client.run(os.getpid)
+        out = {}
+        run = threading.Thread(target=lambda: out.update(result=solve_parallel(
+            p10x6, engine, settings, ParallelOptions(cluster=address, journal=journal, progress=False))))
+        run.start()
+        deadline = time.time() + 120
+        while _journal_records(journal) < 20 and run.is_alive() and time.time() < deadline:
+            time.sleep(0.02)
+        assert run.is_alive(), "the run finished before a worker could be killed"
+        os.kill(pids[sorted(pids)[0]], signal.SIGKILL)
+        run.join(timeout=300)
+    result = out["result"]
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356), \
+        result.message
+    assert {k: v for k, v in result.stats.items() if k != "parallel"} == single.stats
+    assert result.stats["parallel"]["handed_back"] > 20
+
+
 def test_cluster_cli(dask_cluster, capsys):
     assert main(["solve", "-q", "-i", "-r", "--cluster", dask_cluster, str(DEFS / "pentominoes_20x3.txt")]) == 0
     out = keyed(capsys.readouterr().out)

@@ -237,7 +237,7 @@ class ClusterQueue:
 
     def __len__(self) -> int:
         """Tasks submitted and not yet yielded."""
-        return self.finished.count()
+        return len(self.futures)
 
     def submit(self, bundle: list) -> None:
         """Queue one task solving the sub-problems of ``bundle`` in order."""
@@ -249,13 +249,14 @@ class ClusterQueue:
 
     def __iter__(self):
         for future in self.finished:
-            bundle = self.futures[future]
-            if future.status == "finished":
-                yield from zip(bundle, future.result())
+            bundle = self.futures.pop(future)
+            try:
+                # a result held by a worker that died since is computed again (the call waits for it)
+                outcomes = future.result()
+            except Exception as error:
+                yield from ((sub, error) for sub in bundle)
             else:
-                error = future.exception() or RuntimeError(f"task {future.status}")
-                for sub in bundle:
-                    yield sub, error
+                yield from zip(bundle, outcomes)
 
     def close(self) -> None:
         """Cancel every task still queued or running."""
@@ -276,8 +277,9 @@ def loopback_cluster(workers: int, cwd=None):
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                "--port", str(port), "--no-dashboard"], **quiet)]
     try:
+        # no nanny: a worker is one process, which a test may kill, and which nothing starts again
         procs += [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                                    "--no-dashboard"], **quiet) for _ in range(workers)]
+                                    "--no-dashboard", "--no-nanny"], **quiet) for _ in range(workers)]
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(workers, timeout=60)
         yield address
@@ -285,4 +287,9 @@ def loopback_cluster(workers: int, cwd=None):
         for process in procs[::-1]:
             process.terminate()
         for process in procs:
-            process.wait(timeout=30)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                # a worker closing gracefully waits for the task it runs, which a cancelled run no longer needs
+                process.kill()
+                process.wait()

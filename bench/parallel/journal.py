@@ -4,11 +4,12 @@ The first line is the header: the run's key (cover hash, engine, settings,
 split), the sub-problems in split order and the splitter's counters.  Each
 later line is one finished sub-problem's counts and counters, with the
 pieces it handed back when it spent its budget, which become sub-problems
-of the run too (``7/0``, ``7/1``, ...).  A record is written and flushed
-before the run goes on, so a run killed at any moment loses at most the
-sub-problems in flight, and fsynced at least every
-:data:`FSYNC_SECONDS` and at the end, so a machine that loses power loses
-at most the records of the last moments before (solved again on resuming).
+of the run too (``7/0``, ``7/1``, ...).  A record is written when its
+sub-problem is done, flushed at least every :data:`FLUSH_SECONDS` and
+fsynced at least every :data:`FSYNC_SECONDS` and at the end, so a run killed
+at any moment loses at most the sub-problems in flight and those done in
+the last moment, and a machine that loses power those of the last half
+second (solved again on resuming).
 
 Every line carries what it takes to be trusted on its own: the header and
 each record hold a checksum over their other fields, and each record names
@@ -40,18 +41,29 @@ CHECKSUM = "checksum"
 RECORD_FIELDS = {"id": str, "status": str, "variant": str, "covers": int, "unique": (int, type(None)),
                  "total": (int, type(None)), "stats": dict, "seconds": (int, float), "rest": list, "budget": int}
 """What a record's counts are made of, and their JSON kinds."""
+FLUSH_SECONDS = 0.05
+"""The longest a written record waits in the process's buffer: once flushed it survives a kill of the process."""
 FSYNC_SECONDS = 0.5
-"""The longest a written record waits for its fsync (a flush makes it survive a kill at once)."""
+"""The longest a written record waits for its fsync: once fsynced it survives a power cut."""
 
 
 def checksum(fields: dict) -> str:
     """The checksum of a journal line: SHA-256 over its fields except the checksum, in canonical JSON."""
-    body = {k: v for k, v in fields.items() if k != CHECKSUM}
-    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:32]
+    return _digest(_canonical({k: v for k, v in fields.items() if k != CHECKSUM}))
+
+
+def _canonical(body: dict) -> str:
+    return json.dumps(body, sort_keys=True, separators=(",", ":"))
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def _line(fields: dict) -> bytes:
-    return (json.dumps({**fields, CHECKSUM: checksum(fields)}, separators=(",", ":")) + "\n").encode()
+    """The line of ``fields`` (without a checksum): their canonical JSON with the checksum over it last."""
+    text = _canonical(fields)
+    return f'{text[:-1]},"{CHECKSUM}":"{_digest(text)}"}}\n'.encode()
 
 
 class Journal:
@@ -68,7 +80,7 @@ class Journal:
         self.done = done
         self.refused = refused or []
         self._file = None
-        self._synced = 0.0
+        self._flushed = self._synced = 0.0
         # every sub-problem of the run so far, by id, in its JSON form: the split's, and the pieces handed back
         self._subs = {s["id"]: s for s in header["subproblems"]}
 
@@ -172,11 +184,14 @@ class Journal:
         if self._file is None:
             self._file = open_append(self.path, "--journal")
         fields = {**self.identity, **record, "sub": self._subs[record["id"]]}
-        fields[CHECKSUM] = checksum(fields)
-        self._file.write((json.dumps(fields, separators=(",", ":")) + "\n").encode())
-        self._file.flush()
+        line = _line(fields)
+        self._file.write(line)
         now = time.monotonic()
+        if now - self._flushed >= FLUSH_SECONDS:
+            self._file.flush()
+            self._flushed = now
         if now - self._synced >= FSYNC_SECONDS:
+            self._file.flush()
             os.fsync(self._file.fileno())
             self._synced = now
         self.done.setdefault(record["id"], fields)
@@ -185,6 +200,7 @@ class Journal:
     def close(self) -> None:
         """Make the records durable and close the file."""
         if self._file is not None:
+            self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
             self._file = None

@@ -396,6 +396,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
 
     done: dict[str, dict] = dict(journal.done) if journal else {}
     earlier = set(done)
+    # the counters added up as the sub-problems come in, so that no sum is left for the end
+    merged = merge_stats([split_stats] + [record["stats"] for record in done.values()])
     resumed = len(earlier)
     weights = dict(weights)
     schedule = Schedule(budgeted, split_stats.get("nodes", 0))
@@ -414,6 +416,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     tasks = 0
     timelines: list[dict | None] = []
     solve_start = time.perf_counter()
+    # the parent's own work (dispatch, journal, merging), which must stay small beside the workers' at any count
+    parent_start = time.process_time()
     queue = None
 
     def dispatch_tasks() -> None:
@@ -449,6 +453,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             if journal is not None:
                 journal.record(record)
             done[sub.ident] = record
+            merged = merge_stats([merged, record["stats"]])
             pieces = sub.handed_back(record["rest"])
             share = weights[sub.ident] / (len(pieces) + 1)
             schedule.done(sub.generation, record["stats"]["nodes"])
@@ -474,6 +479,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         if journal is not None:
             journal.close()
     solve_seconds = time.perf_counter() - solve_start
+    timings["parent_cpu"] = time.process_time() - parent_start
     finished = [done[s.ident] for s in subs if s.ident in done]
     incomplete = len(finished) < len(subs) or any(r["status"] != Status.SOLVED.value for r in finished)
     if status == Status.SOLVED and incomplete:
@@ -485,7 +491,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                    + (f"; failed: {', '.join(f'{k} ({v})' for k, v in sorted(errors.items()))}" if errors else ""))
         if journal is not None:
             message += f"; resume with --resume (journal {journal.path})"
-    stats = merge_stats([split_stats] + [r["stats"] for r in finished])
+    stats = merged
     stats["parallel"] = {"workers": workers, "cluster": options.cluster or "", "subproblems": len(subs),
                          "depth": depth, "handed_back": sum(s.generation > 0 for s in subs),
                          "generations": 1 + max((s.generation for s in subs), default=0),
