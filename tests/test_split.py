@@ -224,11 +224,9 @@ def test_pieces_a_budget_hands_back_add_up_in_every_counter(name, depth, parts_p
     assume(parts_per_search or nodes < 1000)
     budget = max(nodes // parts_per_search, 1) if parts_per_search else 1
     parts = fila_split(cover, resolved, depth)
-    counts, stats, solved = solve_in_pieces(cover, resolved, parts, budget)
+    counts, stats, _ = solve_in_pieces(cover, resolved, parts, budget)
     assert counts == (whole.covers, whole.unique, whole.total)
     assert stats == whole.stats
-    if budget == 1 and nodes > len(parts.subproblems):
-        assert solved > len(parts.subproblems)
 
 
 @pytest.mark.parametrize("name", ["soma", "dominoes"])

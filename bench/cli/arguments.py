@@ -269,8 +269,10 @@ def add_parallel_arguments(parser) -> None:
     parser.add_argument("--cluster", type=cluster, metavar="tcp://HOST:PORT",
                         help="solve the sub-problems on this Dask scheduler's workers (they need bench installed)")
     parser.add_argument("--split-depth", type=integer(1, what="a number of levels"), metavar="D",
-                        help=f"split the search D levels deep (default: deep enough for {SUBPROBLEMS_PER_WORKER} "
-                             "sub-problems per worker, the large ones one level deeper)")
+                        help=f"split the search D levels deep, FILA's own levels too (default: deep enough for "
+                             f"{SUBPROBLEMS_PER_WORKER} sub-problems per worker, down to where FILA takes over; then "
+                             "FILA's sub-problems hand back what their node budget leaves, DLX's are split one level "
+                             "deeper where large)")
 
 
 def parallel_options(args):

@@ -221,7 +221,7 @@ class FilaRun:
                                  "tree")
             return code
         trace = 0 if self.cut is not None else search.trace
-        end = search.settings.budget
+        end = search.budget_end
         if not end:
             code = self._kernel(budget, trace)
         else:
@@ -551,13 +551,8 @@ class PipelineSearch(Search):
                          handoff_at=settings.fila, handoff_cells=MAX_CELLS, handoff_shapes=MAX_SHAPES, batch=batch)
 
     def take_over(self, search: Search):
-        """FILA for the branch at hand; once the budget is spent, the branch handed back whole instead."""
-        budget = self.settings.budget
-        if budget and int(self.state[S_NODES]) >= budget:
-            self.rest.append((self.path(), None))
-            # the branch's node: DLX gave it to FILA, and its piece's DLX will give it to FILA too
-            self.state[S_NODES] += 1
-            return HANDED_BACK
+        """FILA for the branch at hand (with the budget spent, it searches the branch's node and hands back the rest:
+        handing the branch back whole would count the DLX filters at its node twice, here and in its piece)."""
         self.fila = FilaRun(search, self.plan, self.totals)
         return self.fila
 
@@ -573,6 +568,8 @@ class PipelineSearch(Search):
         fila = self.fila
         self.totals.update(handoff_totals(), max_cells=fila.n_open, words=fila.n_words)
         self.rest = []
+        self.budget_end = settings.budget
+        self.finishing, self.finished_once = 0, False
         fila.restart(settings.cut)
         self.sub = fila
 
@@ -583,20 +580,6 @@ class PipelineSearch(Search):
         stats["fila"] = {k: v for k, v in self.totals.items() if k != "setup_seconds"}
         stats["fila"]["probes"] = int(self.state[S_PROBES])
         return stats
-
-
-class _HandedBack:
-    """The sub-search of a branch handed back whole: done at once."""
-
-    final = False
-    handed_back = True
-
-    @staticmethod
-    def slice(budget: int) -> int:
-        return DONE
-
-
-HANDED_BACK = _HandedBack()
 
 
 class _Pieces:

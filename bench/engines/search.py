@@ -27,6 +27,10 @@ from bench.kernels.heuristics import compile_order
 from bench.kernels.bitset import BitLevels, BitSets, bitset_search
 from bench.kernels.sparse_sets import Handoff, Levels, SparseSets, branching_list, build_sets, dlx_search
 
+FINISH_SHARE = 0.5
+"""The share of its budget more a search that spent it gets to finish the level above the node it stopped at
+(:meth:`Search._hand_back`)."""
+
 MONITOR: ContextVar = ContextVar("MONITOR", default=None)
 """Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
 counters (``state[S_NODES]``, ``state[S_COVERS]``) without the engines passing it along."""
@@ -158,9 +162,14 @@ class Search:
         self.sprod = np.ones(depth + 2, dtype=np.float64)
         self.est = np.zeros(3, dtype=np.float64)
         self.trace = settings.trace
-        # what a budget handed back (prefix, cut), and the depth whose nodes it hands back now (None: searching)
+        # what a budget handed back (prefix, cut); the trace that stops the search when it has finished the level
+        # above the one it spent its budget at (0: none), whether it has; the depth whose nodes it hands back now
         self.rest: list = []
+        self.budget_end = settings.budget
+        self.finishing = 0
+        self.finished_once = False
         self.closing = None
+        self._sink_before = None
         self.set_prefix(settings.prefix)
         # the kernel's argument bundles (bench.kernels.codes), made once: a slice passes them as they are
         sym = cover.symmetry
@@ -345,15 +354,25 @@ class Search:
             if sub.handed_back:
                 self._hand_back(fresh=False)
             return PAUSED
-        if self.closing:
+        if self.closing is not None:
             return self._close_slice()
-        end = self.settings.budget
+        end = self.budget_end
         if end:
             # exactly at the budget: the kernel stops at the node it would count next
             budget = max(min(budget, end - int(self.state[S_NODES])), 1)
-        code = self._dlx_kernel(budget, self.trace)
+        code = self._dlx_kernel(budget, self.finishing or self.trace)
         if code == PAUSED and end and int(self.state[S_NODES]) >= end:
             self._hand_back(fresh=True)
+        elif code == TRACE and self.finishing:
+            # the level it was finishing is done: on to the level above while the extra budget lasts, else the
+            # branches still to come from there up go back
+            level = int(self.state[S_LEVEL])
+            if int(self.state[S_NODES]) < self.budget_end:
+                self.finishing = self.n_pieces - level + 1
+            else:
+                self.finishing = 0
+                self.closing = level + 1
+            return PAUSED
         elif code == HANDOFF:
             self.sub = self.handoff(self)
             return PAUSED
@@ -376,32 +395,47 @@ class Search:
 
         ``fresh``: the search stopped at a node it has not counted, which
         becomes a sub-problem (whose node this search counts, as the
-        splitter counts the nodes it cuts at).  Then the branches still to
-        come at each level, from the deepest up to the prefix's, become
-        sub-problems one level below theirs: the search goes on with a goal
-        at that depth (recording each node it reaches there, as the
-        splitter does) and a trace that stops it when it backs up past the
-        level, to move the goal one level up.  So the counters of the levels
-        above the sub-problems are this search's, as they would be the
-        splitter's, and the rest is a handful of sub-problems, not one per
-        hand-off to come.
+        splitter counts the nodes it cuts at).  Then, once, the search
+        finishes the branches still to come at the level above, and the
+        level above that, and so on while :data:`FINISH_SHARE` of its
+        budget more lasts (the deepest of the rest are the smallest, and
+        each would cost a replay of the whole prefix, with its filters, as
+        a sub-problem of its own); once that is spent too, this starts again
+        from where it stopped, without finishing.  Then the branches still
+        to come at each level, from the
+        deepest up to the prefix's, become sub-problems one level below
+        theirs: the search goes on with a goal at that depth (recording
+        each node it reaches there, as the splitter does) and a trace that
+        stops it when it backs up past the level, to move the goal one
+        level up.  So the counters of the levels above the sub-problems are
+        this search's, as they would be the splitter's, and the rest is a
+        handful of sub-problems, not one per hand-off to come.
         """
         level = int(self.state[S_LEVEL])
         if fresh:
             self.rest.append((self.path(), None))
             self.state[S_NODES] += 1
             self.state[S_PHASE] = LEAVE
-        # the goal's partial covers stop the kernel one by one (a one-row buffer), and are not counted as covers
-        self._sink_before = self.sink
-        depth = self.sol_buf.shape[1]
-        self.sink = self.sink._replace(sol_buf=np.zeros((1, depth), dtype=np.int32), sol_len=np.zeros(1, np.int32),
-                                       sol_weight=np.zeros(1, np.int64), stream=True, max_solutions=0)
-        self.state[S_STORED] = 0
+        if not self.finished_once and level - 1 >= self.base:
+            # finish the level above: a trace that stops when the search backs up past it
+            self.finished_once = True
+            self.finishing = self.n_pieces - level + 2
+            self.budget_end = int(self.state[S_NODES]) + int(self.settings.budget * FINISH_SHARE)
+            return
+        self.finishing = 0
         self.closing = level
 
     def _close_slice(self) -> int:
         """One step of :meth:`_hand_back`: on to the next node at the goal, or the goal one level up, or the end."""
         depth = self.closing
+        if self._sink_before is None:
+            # the goal's partial covers stop the kernel one by one (a one-row buffer), and are not counted as covers
+            self._sink_before = self.sink
+            width = self.sol_buf.shape[1]
+            self.sink = self.sink._replace(sol_buf=np.zeros((1, width), dtype=np.int32),
+                                           sol_len=np.zeros(1, np.int32), sol_weight=np.zeros(1, np.int64),
+                                           stream=True, max_solutions=0)
+            self.state[S_STORED] = 0
         self.sink = self.sink._replace(goal=self.n_pieces - depth)
         # a trace that stops the kernel when it backs up to level depth - 2, and no placement before
         code = self._dlx_kernel(1 << 40, self.n_pieces - depth + 2)
@@ -416,7 +450,7 @@ class Search:
             self.closing = depth - 1
             return PAUSED
         self.closing = None
-        self.sink = self._sink_before
+        self.sink, self._sink_before = self._sink_before, None
         return code
 
     def _drain(self) -> None:
