@@ -24,6 +24,7 @@ from bench.kernels.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF,
 from bench.models.tiny import dominoes, tiny_cover
 from bench.toolchain import warmup
 from bench.kernels.heuristics import compile_order
+from bench.kernels.memo import CoverMemo
 from bench.kernels.bitset import bitset_search
 from bench.kernels.sparse_sets import branching_list, build_sets, dlx_search
 
@@ -32,6 +33,42 @@ PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_e
 prefix (``force_opt``, ``force_ex_ptr``, ``force_ex``); with ``sample`` set each node takes one random branch,
 ``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.kernels.sparse_sets.dlx_search`), the
 kernel seeding its generator with ``seed`` first unless it is negative."""
+
+def kernel_cover(cover):
+    """The cover the sparse-set kernel searches: ``cover`` itself, or with a slack item for an extensible one.
+
+    In an :attr:`~bench.models.cover.Cover.extensible` cover, every option
+    that covers no item of exact bounds also covers one more item, last,
+    of bounds 0..n_options: the kernel branches on the options still in it
+    once every lower bound is met (:func:`~bench.kernels.sparse_sets.dlx_search`).
+    Options keep their numbers, so covers and symmetry tables are the cover's.
+    """
+    return _with_slack_item(cover) if cover.extensible else cover
+
+
+@CoverMemo
+def _with_slack_item(cover):
+    """:func:`kernel_cover` of an extensible cover, computed afresh."""
+    from bench.models.cover import Cover
+
+    exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
+    free = ~np.logical_or.reduceat(exact[cover.opt_items], cover.opt_ptr[:-1])
+    slack = cover.n_items
+    lengths = np.diff(cover.opt_ptr) + free
+    ptr = np.zeros(cover.n_options + 1, dtype=np.int32)
+    np.cumsum(lengths, out=ptr[1:])
+    items = np.full(int(ptr[-1]), slack, dtype=np.int32)
+    at = np.repeat(ptr[:-1] - cover.opt_ptr[:-1], np.diff(cover.opt_ptr)) + np.arange(len(cover.opt_items))
+    items[at] = cover.opt_items
+    colour = None
+    if cover.opt_colour is not None:
+        colour = np.zeros(len(items), dtype=np.int32)
+        colour[at] = cover.opt_colour
+    return Cover(ptr, items, np.append(cover.item_lo, np.int32(0)).astype(np.int32),
+                 np.append(cover.item_hi, np.int32(cover.n_options + 1)).astype(np.int32), cover.n_cells,
+                 cover.item_names + ("(more)",), cover.symmetry, cover.opt_image, cover.puzzle, cover.redundancy,
+                 colour, cover.colour_names)
+
 
 MONITOR: ContextVar = ContextVar("MONITOR", default=None)
 """Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
@@ -128,14 +165,19 @@ class Search:
         self.n_pieces = cover.piece_count
         depth = max(cover.max_depth, 1)
         self.order = compile_order(settings.order, cover, self.n_pieces)
-        self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(cover)
-        self.llink, self.rlink = branching_list(cover)
-        self.count = np.zeros(cover.n_items, dtype=np.int32)
-        self.lo = np.ascontiguousarray(cover.item_lo, dtype=np.int32)
-        self.hi = np.ascontiguousarray(cover.item_hi, dtype=np.int32)
-        self.opt_ptr = cover.opt_ptr.astype(np.uint32)
-        self.opt_items = cover.opt_items.astype(np.uint32)
-        self.snap = np.zeros((2 * (depth + 1), cover.n_items), dtype=np.int32)
+        # an extensible cover's slack item is the kernel's alone: callers see the cover's items
+        kernel = kernel_cover(cover)
+        self.slack_item = kernel.n_items - 1 if cover.extensible else -1
+        self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(kernel)
+        self.llink, self.rlink = branching_list(kernel)
+        self.count = np.zeros(kernel.n_items, dtype=np.int32)
+        self.lo = np.ascontiguousarray(kernel.item_lo, dtype=np.int32)
+        self.hi = np.ascontiguousarray(kernel.item_hi, dtype=np.int32)
+        self.opt_ptr = kernel.opt_ptr.astype(np.uint32)
+        self.opt_items = kernel.opt_items.astype(np.uint32)
+        self.node_col = np.zeros(0, dtype=np.int32) if kernel.opt_colour is None else \
+            np.ascontiguousarray(kernel.opt_colour, dtype=np.int32)
+        self.snap = np.zeros((2 * (depth + 1), kernel.n_items), dtype=np.int32)
         self.branch = np.zeros(depth + 1, dtype=np.uint32)
         self.mode = np.zeros(depth + 1, dtype=np.int32)
         self.cur = np.zeros(depth + 1, dtype=np.uint32)
@@ -310,7 +352,8 @@ class Search:
                 sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
                 self.sol_buf, self.sol_len, self.sol_weight, self.stream,
                 self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.trace,
-                self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
+                self.handoff_at, self.handoff_cells, self.handoff_shapes, self.node_col, self.slack_item,
+                self.cons_args, self.path_args)
         # the same types on every slice of a search: its kernel is looked up once
         if self._dlx is None:
             self._dlx = dlx_search.resolve(*args)
@@ -378,9 +421,25 @@ class Search:
         }
 
 
-def suits(settings: Settings) -> bool:
-    """True when a search under ``settings`` is one the bitset kernel runs (see :mod:`bench.kernels.bitset`)."""
+def suits(settings: Settings, cover=None) -> bool:
+    """True when a search under ``settings`` (of ``cover``, when given) is one the bitset kernel runs.
+
+    See :mod:`bench.kernels.bitset`; colours and
+    :attr:`~bench.models.cover.Cover.extensible` covers are the sparse-set
+    kernel's alone.
+    """
+    if cover is not None and plain_cover(cover) is not None:
+        return False
     return constraint_variant(settings) == "" and not settings.trace and settings.first_item is None
+
+
+def plain_cover(cover) -> str | None:
+    """None when the bitset kernel can search ``cover``, else why not (what the sparse-set kernel has that it lacks)."""
+    if cover.opt_colour is not None:
+        return "the cover has colours"
+    if cover.extensible:
+        return "a cover may hold another (an option covers no item of exact bounds)"
+    return None
 
 
 CACHE_LINE = 64

@@ -76,7 +76,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                kind, table, rank, n_cells, n_pieces,
                cell_inv, opt_map, opt_gmask, grid, classify,
                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace,
-               handoff_at, handoff_cells, handoff_shapes, cons, path):
+               handoff_at, handoff_cells, handoff_shapes, node_col, slack_item, cons, path):
     """Run the search from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE (search exhausted), PAUSED (budget spent), FULL_STOP
@@ -94,6 +94,18 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     at every node from the root, after the cover check and before the
     hand-off, so FILA receives the filtered options; an option a filter
     removes goes out like any other and comes back when the level is undone.
+
+    ``node_col`` holds the colour of each node (0: none; empty when the
+    cover has no colours): an option that gives a secondary item a colour
+    *purifies* it, taking out of play the options that give it another
+    colour or none, and leaves it open to the options of the same colour
+    (Knuth's DLX2).  ``slack_item`` (or -1) is an item every option of an
+    :attr:`~bench.models.cover.Cover.extensible` cover holds that covers no
+    item with exact bounds: once every lower bound is met, the partial
+    cover is recorded, and the options still in play in that item are
+    branched on as identical pieces are, the k-th branch adding the k-th
+    largest and keeping the ones before it out, so every set of them that
+    fits is added exactly once.
 
     ``cons`` is a :data:`~bench.kernels.constraints.ConstraintArgs`, or None
     when no trigger or filter is on (a specialisation without their code), ``path``
@@ -124,6 +136,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
 
     U = np.uint32
     one = U(1)
+    coloured = node_col.shape[0] > 0
 
     def remove(z, t):
         # move node z past the end of item t's active segment
@@ -186,6 +199,37 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             k += one
         return n
 
+    def purify(j, c):
+        # an option gave secondary item j colour c: take the options that give it another colour (or none) out of
+        # every item, j's set included, so that only options of colour c may share it; -1 as in close(j, True)
+        n = 0
+        k = set_start[j]
+        stop = k + U(size[j])
+        while k < stop:
+            y = sets[k]
+            if node_col[y] != c:
+                o = node_opt[y]
+                z = opt_ptr[o]
+                zend = opt_ptr[o + one]
+                while z < zend:
+                    if z != y:
+                        t = opt_items[z]
+                        if size[t] <= lo[t] - count[t]:
+                            return -1
+                        remove(z, t)
+                        n += 1
+                    z += one
+            k += one
+        k = set_start[j]
+        while k < set_start[j] + U(size[j]):
+            y = sets[k]
+            if node_col[y] != c:
+                remove(y, j)
+                n += 1
+            else:
+                k += one
+        return n
+
     def unlist(t):
         rlink[llink[t]] = rlink[t]
         llink[rlink[t]] = llink[t]
@@ -214,8 +258,12 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
         while z < zend:
             if z != x:
                 t = opt_items[z]
+                # a coloured item reaches its bound 1 with its first option; later ones share its colour
                 if count[t] == hi[t]:
-                    m = close(t, True)
+                    if coloured and node_col[z] != 0:
+                        m = purify(t, node_col[z])
+                    else:
+                        m = close(t, True)
                     if m < 0:
                         return -1
                     n += m
@@ -322,6 +370,32 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 par_d[level] = par_d[level - 1] - opt_par[chosen[level - 1]]
                 par_s[level] = par_s[level - 1] - opt_pstep[chosen[level - 1]]
             done = rlink[root] == root
+            if done and slack_item >= 0 and size[slack_item] > 0:
+                # every lower bound is met and options with room to spare are still in play: this cover is one, and
+                # the slack item's branches add each set of those options once (MULTI, as for identical pieces)
+                b = U(slack_item)
+                branch[level] = b
+                save(2 * level)
+                mode[level] = 1
+                phase = MULTI
+                if sample:
+                    # one more branch than options in play: the path may stop with this cover
+                    degree = size[b] + 1
+                    est[1] += sprod[level] * degree
+                    r = np.random.randint(0, degree)
+                    if r == degree - 1:
+                        est[2] += sprod[level] * degree
+                        phase = BACKUP
+                        continue
+                    for q in range(r):
+                        drop_option(node_opt[largest(b)])
+                    sprod[level + 1] = sprod[level] * degree
+                    continue
+                status = record_cover(chosen, level, classify, state, opt_ptr, opt_items, n_cells, cell_inv,
+                                      opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight, max_solutions, stream)
+                if status != DONE:
+                    break
+                continue
             if done or (goal > 0 and remaining == goal):
                 phase = BACKUP
                 if sample and done:
@@ -432,7 +506,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             counted = level >= base
             if not counted:
                 x = opt_ptr[force_opt[level]]
-            elif size[b] < lo[b] - count[b]:
+            elif size[b] == 0 or size[b] < lo[b] - count[b]:
                 restore(2 * level)
                 phase = BACKUP
                 continue
