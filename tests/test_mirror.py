@@ -225,7 +225,7 @@ def test_a_mirror_group_of_the_rotations_order_is_the_rotation_group(tmp_path):
 @pytest.mark.parametrize("body, message", [
     ('unique_mirror = 2\nsymmetry = "x"\nsource = "y"\n', "unique_mirror needs group_mirror"),
     ('unique = 2\ngroup = 4\nunique_mirror = 2\ngroup_mirror = 4\nsymmetry = "x"\nsource = "y"\n', "not both"),
-    ('total = 2\nsymmetry = "x"\nsource = "y"\n', "missing field 'group_rotations' or 'group_mirror'"),
+    ('total = 2\nsymmetry = "x"\nsource = "y"\n', "missing field 'group_rotations' or 'group_mirror' or 'group_none'"),
     ('unique_chiral = 2\ngroup = 4\nsymmetry = "x"\nsource = "y"\n', "unknown field 'unique_chiral'"),
 ])
 def test_malformed_conventions_are_refused_with_the_file_and_table(tmp_path, body, message):

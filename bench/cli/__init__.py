@@ -12,6 +12,9 @@ Subcommands:
 ``bench info FILE...``
     What polycube's ``-i`` prints before a search, as ``KEY=value`` lines
     (``--json`` for scripts).
+``bench export FILE --format xcc|dimacs|json``
+    The matrix an engine would solve, in an exchange format (see
+    :mod:`bench.cli.export`).
 ``bench check PATH...``
     Parse and encode every definition (directories are searched for
     ``*.txt``), check the ``expected.toml`` beside them, and say why a puzzle
@@ -51,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     here, so that :func:`main` has its signal handlers in place first.
     """
     # here, not at the top: a Ctrl-C while the commands' modules load is then answered like any other
-    from bench.cli import estimate, info, report, run, solve
+    from bench.cli import estimate, export, info, report, run, solve
 
     parser = Parser(prog="bench", description="Exact-cover tiling puzzles: one matrix, many engines, counts that agree.")
     parser.add_argument("--version", action="version", version=f"bench {__version__}")
@@ -61,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_parser(sub)
     run.add_parser(sub)
     estimate.add_parser(sub)
+    export.add_parser(sub)
     report.add_parsers(sub)
     return parser
 

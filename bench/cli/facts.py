@@ -37,6 +37,47 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
     from bench.models.diagnose import unsolvable_reasons
     from bench.models.expected import expected_for
 
+    if not puzzle.geometric:
+        facts = matrix_facts(puzzle, cover)
+    else:
+        facts = geometric_facts(puzzle, cover)
+    expected = expected_for(puzzle)
+    if expected is not None:
+        facts["EXPECTED_UNIQUE"] = expected.unique if expected.unique is not None else "unknown"
+        facts["EXPECTED_TOTAL"] = expected.total if expected.total is not None else "unknown"
+    if reasons is None:
+        reasons = unsolvable_reasons(cover)
+    facts["UNSOLVABLE"] = "; ".join(reasons) if reasons else "no static proof"
+    for key, seconds in (timings or {}).items():
+        facts[f"{key.upper()}_SECONDS"] = round(seconds, 6)
+    return facts
+
+
+def matrix_facts(matrix, cover) -> dict:
+    """The facts of a matrix read from an exchange file (:class:`~bench.formats.matrix.Matrix`): no geometry."""
+    lo, hi = cover.item_lo, cover.item_hi
+    once = int(((lo == 1) & (hi == 1)).sum())
+    optional = int(((lo == 0) & (hi == 1)).sum())
+    return {
+        "PUZZLE_FILE": matrix.definition.path,
+        "PUZZLE_INDEX": matrix.definition.index,
+        "FORMAT": matrix.definition.format,
+        "ITEMS": cover.n_items,
+        "ITEMS_EXACTLY_ONCE": once,
+        "ITEMS_AT_MOST_ONCE": optional,
+        "ITEMS_WITH_OTHER_BOUNDS": cover.n_items - once - optional,
+        "COLOURED_ITEMS": len(cover.coloured_items),
+        "COLOURS": len(cover.colour_names),
+        "OPTIONS": cover.n_options,
+        "EXTENSIBLE": "true" if cover.extensible else "false",
+        "SYMMETRY_CONVENTION": matrix.convention,
+        "SYMMETRY_GROUP_ORDER": matrix.group.order,
+        "COVER_HASH": cover.hash,
+    }
+
+
+def geometric_facts(puzzle, cover) -> dict:
+    """The facts of a puzzle of pieces in a box (see :func:`puzzle_facts`)."""
     images = puzzle.images
     sign = 1 if puzzle.parity >= 0 else -1
     parity = puzzle.image_parity * sign
@@ -90,15 +131,6 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
         "MAX_PARITY": sum(s.parity * s.multiplicity for s in puzzle.shapes) if puzzle.has_parity else "n/a",
         "COVER_HASH": cover.hash,
     }
-    expected = expected_for(puzzle)
-    if expected is not None:
-        facts["EXPECTED_UNIQUE"] = expected.unique if expected.unique is not None else "unknown"
-        facts["EXPECTED_TOTAL"] = expected.total if expected.total is not None else "unknown"
-    if reasons is None:
-        reasons = unsolvable_reasons(cover)
-    facts["UNSOLVABLE"] = "; ".join(reasons) if reasons else "no static proof"
-    for key, seconds in (timings or {}).items():
-        facts[f"{key.upper()}_SECONDS"] = round(seconds, 6)
     return facts
 
 

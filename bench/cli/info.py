@@ -24,7 +24,7 @@ def add_parsers(sub) -> None:
 
     check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
     check.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
-                       help="definition files or directories (searched for *.txt)")
+                       help="definition files, matrices or directories (searched for *.txt, *.xcc and *.dlx)")
     add_mirror_argument(check)
     add_memory_argument(check)
     check.set_defaults(func=cmd_check)
@@ -64,6 +64,7 @@ def cmd_info(args) -> int:
 def check_expected_file(directory: str) -> list[str]:
     """Problems with the entries of a directory's ``expected.toml``."""
     # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
+    from bench.formats import matrix_format
     from bench.models.definition import parse_file
     from bench.models.expected import FILE_NAME, read_expected
 
@@ -81,7 +82,7 @@ def check_expected_file(directory: str) -> list[str]:
             problems.append(f"{where} names a file that does not exist")
             continue
         try:
-            count = len(parse_file(target))
+            count = 1 if matrix_format(str(target)) else len(parse_file(target))
         except BenchError:
             continue
         if index and (not index.isdigit() or not 1 <= int(index) <= count):
@@ -114,10 +115,14 @@ def cmd_check(args) -> int:
                 errors.append(str(exc))
                 expected = None
             reasons = unsolvable_reasons(cover)
-            X, Y, Z = puzzle.dims
-            lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
-            summary = (f"{X}x{Y}x{Z}{lattice}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in {len(puzzle.shapes)} shapes, "
-                       f"{cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})")
+            if puzzle.geometric:
+                X, Y, Z = puzzle.dims
+                lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
+                what = (f"{X}x{Y}x{Z}{lattice}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in "
+                        f"{len(puzzle.shapes)} shapes")
+            else:
+                what = f"a matrix ({puzzle.definition.format}), {cover.n_items} items"
+            summary = f"{what}, {cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})"
             if expected and expected.unique is not None:
                 summary += f", expected {expected.unique} unique / {expected.total} total"
             print(f"{'unsolvable' if reasons else 'ok':<11} {puzzle.name}: {summary}")

@@ -10,13 +10,24 @@ from bench.models.definition import parse_file
 from bench.models.puzzle import Puzzle
 
 
-def load_puzzles(path: str, errors: list[str], mirror: bool = False):
+def load_puzzles(path: str, errors: list[str], mirror: bool = False, fmt: str | None = None):
     """Yield ``(puzzle, parse_seconds)`` for each puzzle of a file; record errors instead of raising.
 
     ``mirror`` counts unique solutions up to reflections too (:class:`~bench.models.puzzle.Puzzle`).
+    A file in an exchange format (``fmt``, or its suffix: ``*.xcc``,
+    ``*.dlx``, ``*.json``) is one :class:`~bench.formats.matrix.Matrix`.
     """
+    from bench.formats import matrix_format
+
     start = time.perf_counter()
     try:
+        as_matrix = matrix_format(path, fmt)
+        if as_matrix is not None:
+            from bench.formats.matrix import load_matrix
+
+            matrix = load_matrix(path, as_matrix)
+            yield matrix, time.perf_counter() - start
+            return
         definitions = parse_file(path)
     except BenchError as exc:
         errors.append(str(exc))
@@ -29,14 +40,18 @@ def load_puzzles(path: str, errors: list[str], mirror: bool = False):
             errors.append(str(exc))
 
 
+DIRECTORY_SUFFIXES = (".txt", ".xcc", ".dlx")
+"""What a directory is searched for: definition files and matrices in Knuth's format."""
+
+
 def definition_files(paths: list[str]) -> list[str]:
-    """Expand directories to the ``*.txt`` files below them, in sorted order.
+    """Expand directories to the definition files (``*.txt``) and Knuth-format matrices below them, sorted.
 
     Raises
     ------
     UsageError
         For an empty path (it would mean the working directory) or a
-        directory without any ``*.txt`` file (a run of nothing is no success).
+        directory without any of them (a run of nothing is no success).
     """
     out = []
     for path in paths:
@@ -44,9 +59,9 @@ def definition_files(paths: list[str]) -> list[str]:
             raise UsageError("an empty path was given; expected a definition file or a directory")
         p = Path(path)
         if path != "-" and p.is_dir():
-            found = sorted(p.rglob("*.txt"))
+            found = sorted(f for f in p.rglob("*") if f.suffix in DIRECTORY_SUFFIXES and f.is_file())
             if not found:
-                raise UsageError(f"{path}: no definition files (*.txt) in this directory")
+                raise UsageError(f"{path}: no definition files (*.txt) or matrices (*.xcc, *.dlx) in this directory")
             out.extend(str(f) for f in found)
         else:
             out.append(path)

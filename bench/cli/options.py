@@ -50,6 +50,13 @@ def add_redundancy_arguments(parser, default: str | None, default_help: str | No
                              "orientation, and orbit where an untuned fila run picks the piece itself")
 
 
+def add_format_argument(parser, flag: str = "--format") -> None:
+    """``--format NAME``: read the files as matrices in an exchange format (:mod:`bench.formats`) whatever their suffix."""
+    parser.add_argument(flag, dest="input_format", type=word("a format name"), metavar="NAME",
+                        help="read every file as a matrix in this exchange format: xcc (Knuth's, the default for "
+                             "*.xcc and *.dlx files) or json (bench export's, the default for *.json)")
+
+
 def add_mirror_argument(parser) -> None:
     """``--mirror``: count unique solutions up to reflections too."""
     parser.add_argument("--mirror", action="store_true",
@@ -91,7 +98,31 @@ def add_filter_arguments(parser, in_search: bool = True) -> None:
 
 def engine_list() -> str:
     """Every registered engine, for help texts: the list is the registry's, so a new engine shows at once."""
-    return ", ".join(engine_names())
+    return ", ".join(engine_names()) + ", cmd:NAME (a command configured in bench-engines.toml)"
+
+
+def add_engines_file_argument(parser) -> None:
+    """``--engines-file FILE``: where the ``cmd:NAME`` engines are configured (:mod:`bench.engines.command`)."""
+    parser.add_argument("--engines-file", type=_engines_file, metavar="FILE",
+                        help="the TOML file that configures the cmd:NAME engines (default: $BENCH_ENGINES_FILE, "
+                             "./bench-engines.toml, then the user's configuration directory)")
+
+
+def _engines_file(text: str) -> str:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return text
+
+
+def use_engines_file(args) -> None:
+    """Make ``--engines-file`` the one every ``cmd:NAME`` engine reads, here and in the children that solve."""
+    import os
+
+    from bench.engines.command import ENV
+
+    if getattr(args, "engines_file", None) is not None:
+        # the environment carries it to every engine, in this process and in the processes it starts
+        os.environ[ENV] = str(Path(args.engines_file).resolve())
 
 
 class _MovedO(argparse.Action):

@@ -63,8 +63,12 @@ def _header(puzzle) -> str:
 
 
 def render(cover, options, form: str = "B", piece_form: str = "L", partial: bool = False) -> list[str]:
-    """Lines for one solution (or partial assembly) of a puzzle cover."""
+    """Lines for one solution (or partial assembly) of a puzzle cover; a matrix's are its options in Knuth's format."""
     puzzle = cover.puzzle
+    if puzzle is None:
+        from bench.formats.xcc import option_lines
+
+        return option_lines(cover, sorted(int(o) for o in options))
     placed = cover.placements(options, partial)
     grid = np.full(puzzle.grid_dims, ".", dtype=object)
     for name, coords, _ in placed:

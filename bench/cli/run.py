@@ -32,16 +32,17 @@ from pathlib import Path
 
 from bench.system import signals
 from bench.bundled import DEFS
-from bench.cli.options import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
-                               add_moved_o, add_parallel_arguments, add_redundancy_arguments, engine_list,
-                               parallel_options, request_from)
+from bench.cli.options import (add_cache_argument, add_engines_file_argument, add_filter_arguments,
+                               add_format_argument, add_memory_argument, add_mirror_argument, add_moved_o,
+                               add_parallel_arguments, add_redundancy_arguments, engine_list, parallel_options,
+                               request_from, use_engines_file)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
-from bench.engines import ENGINES, get_engine
+from bench.engines import default_engines, get_engine
 from bench.errors import BenchError, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
 
-DEFAULT_ENGINES = ",".join(ENGINES)
+DEFAULT_ENGINES = ",".join(default_engines())
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
 OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 """Libraries the HTML report needs; a broken install without them costs the report, never the run."""
@@ -58,10 +59,12 @@ def add_parser(sub) -> None:
                               "  bench run -e fila:f11/of=11/n0,fila:f11/of=11/n,dlx -V defs/pentominoes_10x6.txt"
                               "\n\n" + EXIT_STATUS_HELP)
     p.add_argument("paths", nargs="*", type=definition_path, metavar="PATH",
-                   help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
-                        "(every bundled definition not marked slow)")
+                   help="definition files, matrices in Knuth's format or directories (searched for *.txt, *.xcc "
+                        "and *.dlx); none: the bundled quick puzzles (every bundled definition not marked slow)")
+    add_format_argument(p)
     p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
                    help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+    add_engines_file_argument(p)
     p.add_argument("--timeout", type=seconds, default=10.0, metavar="S", help="seconds per engine and puzzle (default 10)")
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
                    help="runs of each engine per puzzle; medians reported")
@@ -154,6 +157,7 @@ def cmd_run(args) -> int:
     from bench.models.expected import expected_for
     from bench.session.prepare import prepare
 
+    use_engines_file(args)
     specs = parse_engines(args.engine)
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
@@ -188,7 +192,7 @@ def cmd_run(args) -> int:
     try:
         for file in files:
             file_errors: list[str] = []
-            puzzles = list(load_puzzles(file, file_errors, args.mirror))
+            puzzles = list(load_puzzles(file, file_errors, args.mirror, args.input_format))
             progress.more_puzzles(len(puzzles) - 1)
             for puzzle, parse_seconds in puzzles:
                 progress.puzzle(puzzle.name)
@@ -202,7 +206,8 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
-                    prepared = prepare(puzzle, request, configuring, cache=args.cache)
+                    # a matrix has no pieces for an engine to choose among: its cover is the file's
+                    prepared = prepare(puzzle, request, configuring if puzzle.geometric else None, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)
@@ -211,7 +216,7 @@ def cmd_run(args) -> int:
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
                 entry["filters"] = prepared.filters
                 settings = {}
-                if prepared.request.choice is not None:
+                if prepared.request.choice is not None and puzzle.geometric:
                     entry["autoconfig"] = {"engine": chooser, **prepared.request.choice.to_json()}
                     settings[chooser] = prepared.settings
                 document["puzzles"].append(entry)

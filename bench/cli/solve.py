@@ -17,8 +17,9 @@ import argparse
 import gc
 
 from bench import __version__
-from bench.cli.options import (add_cache_argument, add_drawing_arguments, add_filter_arguments, add_memory_argument,
-                               add_mirror_argument, add_parallel_arguments, add_redundancy_arguments, sample_spec)
+from bench.cli.options import (add_cache_argument, add_drawing_arguments, add_engines_file_argument,
+                               add_filter_arguments, add_format_argument, add_memory_argument, add_mirror_argument,
+                               add_parallel_arguments, add_redundancy_arguments, sample_spec)
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.syntax import OptionalValue, Switch
 from bench.cli.values import definition_path, integer, output_file, seconds, word
@@ -62,7 +63,9 @@ def add_parser(sub) -> None:
                                    "word cannot be a file, so -r defs/x.txt solves defs/x.txt.",
                        epilog=EXIT_STATUS_HELP)
     p.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
-                   help="definition files or directories; - reads standard input")
+                   help="definition files, matrices in Knuth's format (*.xcc, *.dlx) or directories; - reads "
+                        "standard input")
+    add_format_argument(p)
     p.add_argument("--version", action="version", version=f"bench {__version__} (polycube 2.0 command line)")
     p.add_argument("--conf", metavar="FILE",
                    help="read options from FILE, one NAME=VALUE a line (polycube's --conf; the command line wins)")
@@ -70,7 +73,9 @@ def add_parser(sub) -> None:
 
     engine = _group(p, "engine", "Which engine searches, and how it orders its choices.", "engine")
     engine.add_argument("-e", "--engine", type=word("an engine name"), metavar="NAME[:VARIANT]",
-                        help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
+                        help=f"engine: {', '.join(engine_names())}, or cmd:NAME configured in bench-engines.toml "
+                             "(default dlx, or fila with --fila/--nof)")
+    add_engines_file_argument(engine)
     engine.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
                         help="ordering heuristics, e.g. s=12:f=5 (polycube's -o; default s; fila: see --info)")
     engine.add_argument("-g", "--goal", type=integer(0, what="a count of pieces"), default=0, metavar="N",

@@ -13,7 +13,7 @@ import time
 from bench.system import signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import in_search_settings, parallel_options, request_from, solution_drawer
+from bench.cli.options import in_search_settings, parallel_options, request_from, solution_drawer, use_engines_file
 from bench.cli.outcome import count_line, exit_status, reached_max_solutions, warning
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.polycube_info import footer_lines, header_lines
@@ -150,6 +150,7 @@ def run(args) -> int:
     if args.solutions and not args.json:
         raise UsageError("--solutions adds the solutions to --json's document; without --json they are printed anyway")
     form, piece_form = parse_format(args.output)
+    use_engines_file(args)
     engine = get_engine(engine_name(args))
     if not engine.available():
         raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
@@ -166,13 +167,17 @@ def run(args) -> int:
     limited = False
     stop = None
     for path in definition_files(args.files):
-        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
+        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror, args.input_format):
             try:
                 prepared = prepare(puzzle, request, engine, cache=args.cache)
             except BenchError as exc:
                 errors.append(puzzle_error(puzzle, exc))
                 continue
             cover, settings, filter_counters = prepared.cover, prepared.settings, prepared.filters
+            if cover.puzzle is None and (args.draw is not None or args.trace or form != "B"):
+                errors.append(f"{puzzle.name}: --draw, --trace and -O {form}{piece_form} show a puzzle's cells; a "
+                              "matrix's solutions are printed as its options (-O B)")
+                continue
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if settings.goal >= max(n_pieces, 1):
                 errors.append(f"{puzzle.name}: --goal {settings.goal}: the puzzle has {n_pieces} pieces; "

@@ -20,6 +20,8 @@ def first_solution(entry: dict, cover, rows: list[dict], timeout: float) -> tupl
     """``(stored solution, note)``: a solution of ``cover`` when some row found a cover, else None and why not."""
     if not any((r["covers"] or 0) > 0 for r in rows):
         return None, "no engine found a solution"
+    if cover.puzzle is None:
+        return None, "a matrix read from an exchange file has no cells to draw"
     found: list = []
     engine = get_engine("dlx")
     result = engine.solve(cover, Settings(), Limits(max_solutions=1, time_limit=min(TIME_LIMIT, timeout)),

@@ -16,7 +16,9 @@ of a file), and every unique count names its convention
 
 ``rotations`` counts up to the motions the pieces make (a flat puzzle's
 turns and flips, a 3-D puzzle's rotations); ``mirror`` up to reflections
-too, where a reflection maps the piece set onto itself.  A flat puzzle's
+too, where a reflection maps the piece set onto itself; ``none`` assumes no
+symmetry (a matrix read from Knuth's format: ``unique_none`` equals
+``total``, and ``group_none = 1``).  A flat puzzle's
 group holds its plane's reflections under both, so its counts are
 ``unique_mirror`` (polycube's convention: flips of a one-sided set closed
 under mirroring count).  ``group_C`` without ``unique_C`` records the group
@@ -107,7 +109,7 @@ def _parse(path: Path, key: str, entry) -> Recorded:
         if group is not None:
             unique[convention] = (count, group)
     if not unique:
-        raise BenchError(f"{where}: missing field 'group_{CONVENTION_ROTATIONS}' or 'group_{CONVENTION_MIRROR}' "
+        raise BenchError(f"{where}: missing field {' or '.join(repr(f'group_{c}') for c in CONVENTIONS)} "
                          f"(the order of the group the counts refer to)")
     if LEGACY in unique and len(unique) > 1:
         raise BenchError(f"{where}: give unique/group or unique_<convention>/group_<convention>, not both")

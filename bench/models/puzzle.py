@@ -129,6 +129,9 @@ class Puzzle:
     (:attr:`convention`).
     """
 
+    geometric = True
+    """A puzzle has cells, pieces and a symmetry group (a matrix read from an exchange file has none)."""
+
     def __init__(self, definition: PuzzleDefinition, mirror: bool = False):
         self.definition = definition
         self.lattice: Lattice = definition.lattice

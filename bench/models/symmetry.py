@@ -72,7 +72,9 @@ CONVENTION_ROTATIONS = "rotations"
 """Unique counts up to the motions the pieces make: 3-D rotations (in a flat puzzle its turns and flips)."""
 CONVENTION_MIRROR = "mirror"
 """Unique counts up to rotations and reflections, a reflection counting when it maps the piece set onto itself."""
-CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR)
+CONVENTION_NONE = "none"
+"""No symmetry assumed: unique = total = covers (a matrix read from an exchange file, :mod:`bench.formats.matrix`)."""
+CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR, CONVENTION_NONE)
 
 @dataclass(frozen=True, eq=False)
 class SymmetryGroup:
