@@ -89,13 +89,17 @@ def geometric_facts(puzzle, cover) -> dict:
             "size": s.size,
             "parity": s.parity,
             "orientations": len(s.orientations),
-            "copies": s.multiplicity,
+            "copies": f"{s.minimum}..{s.multiplicity}" if s.ranged and s.minimum != s.multiplicity else s.multiplicity,
             "stationary": s.stationary,
             "images": int(mine.sum()),
             "negativeParityImages": int((parity[mine] < 0).sum()),
             "pieces": " ".join(s.names),
             "layout": _layout(s.cells),
         })
+        if not s.plain:
+            shapes[-1]["motions"] = s.motions
+            if s.colours is not None:
+                shapes[-1]["colours"] = " ".join(puzzle.colour_names[t] if t >= 0 else "." for t in s.cell_colours)
     group = puzzle.group
     red = cover.redundancy
     X, Y, Z = puzzle.dims
@@ -114,6 +118,8 @@ def geometric_facts(puzzle, cover) -> dict:
         "OPEN_CELLS": puzzle.n_open,
         "PIECE_VOLUME": puzzle.mobile_volume,
         "SPARE_PIECES": "true" if puzzle.spare else "false",
+        **({"OPTIONAL_CELLS": int(puzzle.optional_cells.sum())} if puzzle.has_optional_cells else {}),
+        **({"COLOURS": " ".join(puzzle.colour_names)} if puzzle.colour_names else {}),
         "BOUNDED": len(images),
         "SYMMETRY_CONVENTION": puzzle.convention,
         "SYMMETRY_GROUP_ORDER": group.order,

@@ -51,7 +51,7 @@ def add_redundancy_arguments(parser, default: str | None, default_help: str | No
 
 
 def add_format_argument(parser, flag: str = "--format") -> None:
-    """``--format NAME``: read the files as matrices in an exchange format (:mod:`bench.formats`) whatever their suffix."""
+    """``--format NAME``: read the files as matrices in an exchange format (:mod:`bench.formats`), any suffix."""
     parser.add_argument(flag, dest="input_format", type=word("a format name"), metavar="NAME",
                         help="read every file as a matrix in this exchange format: xcc (Knuth's, the default for "
                              "*.xcc and *.dlx files) or json (bench export's, the default for *.json)")

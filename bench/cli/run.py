@@ -39,7 +39,7 @@ from bench.cli.options import (add_cache_argument, add_engines_file_argument, ad
 from bench.cli.outcome import EXIT_STATUS_HELP
 from bench.cli.values import definition_path, integer, output_file, seconds, word
 from bench.engines import default_engines, get_engine
-from bench.errors import BenchError, UsageError
+from bench.errors import BenchError, Unsupported, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
 
 DEFAULT_ENGINES = ",".join(default_engines())
@@ -206,8 +206,12 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 try:
-                    # a matrix has no pieces for an engine to choose among: its cover is the file's
-                    prepared = prepare(puzzle, request, configuring if puzzle.geometric else None, cache=args.cache)
+                    try:
+                        prepared = prepare(puzzle, request, configuring, cache=args.cache)
+                    except Unsupported:
+                        # the configuring engine cannot solve this puzzle (a matrix, optional cells): the cover every
+                        # engine shares is encoded without its choices, and its own row says why it skipped
+                        prepared = prepare(puzzle, request, None, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.done(len(specs) * args.rounds)
@@ -216,7 +220,7 @@ def cmd_run(args) -> int:
                 entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
                 entry["filters"] = prepared.filters
                 settings = {}
-                if prepared.request.choice is not None and puzzle.geometric:
+                if prepared.request.choice is not None:
                     entry["autoconfig"] = {"engine": chooser, **prepared.request.choice.to_json()}
                     settings[chooser] = prepared.settings
                 document["puzzles"].append(entry)

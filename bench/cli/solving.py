@@ -178,6 +178,10 @@ def run(args) -> int:
                 errors.append(f"{puzzle.name}: --draw, --trace and -O {form}{piece_form} show a puzzle's cells; a "
                               "matrix's solutions are printed as its options (-O B)")
                 continue
+            if form != "B" and puzzle.geometric and (not puzzle.plain or puzzle.ranged):
+                errors.append(f"{puzzle.name}: -O {form}{piece_form} writes polycube's definitions, which have no "
+                              "copies=, motions=, colours or optional cells; use -O B")
+                continue
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if settings.goal >= max(n_pieces, 1):
                 errors.append(f"{puzzle.name}: --goal {settings.goal}: the puzzle has {n_pieces} pieces; "

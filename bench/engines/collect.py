@@ -118,7 +118,8 @@ def counts_from_covers(cover, covers: int) -> tuple[int | None, int | None]:
     return None, None
 
 
-def require_plain_exact_cover(cover, engine: str, secondary: bool, colours: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def require_plain_exact_cover(cover, engine: str, secondary: bool,
+                              colours: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Primary and secondary items for libraries that know only "exactly once" (and "at most once").
 
     Raises

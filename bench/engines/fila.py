@@ -314,6 +314,9 @@ def check_cover(cover) -> None:
     cells_before[ptr[1:] - 1] = False
     if np.any(last < cover.n_cells) or np.any(items[cells_before] >= cover.n_cells):
         raise Unsupported("fila needs options made of cells and exactly one piece item")
+    if np.any(cover.item_lo[: cover.n_cells] == 0):
+        raise Unsupported("fila fills every open cell, and this puzzle has cells that may stay empty (optional "
+                          "cells); its image lists have no way to leave one")
 
 
 def handoff_words(cover, handoff_at: int) -> set[int]:
@@ -369,7 +372,8 @@ class FilaEngine(CompiledEngine):
         request keeps the :class:`~bench.engines.autoconfig.Choice` for
         ``--info``.
         """
-        if request.tuned:
+        if request.tuned or puzzle.has_optional_cells:
+            # with optional cells, resolve() says FILA cannot run: nothing to choose for it
             return request
         # on a cold cache the estimates build the sampler's library here; meanwhile children build FILA's kernels,
         # which the race of schedules runs next, and DLX's, which the solve's first levels and the split decision run

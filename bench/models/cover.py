@@ -4,10 +4,11 @@ Vocabulary follows Knuth: *items* are the columns, *options* the rows.  A
 :class:`Cover` built from a puzzle has
 
 * one **cell item** per open cell (items ``0 .. n_cells - 1``, in cell priority
-  order), to be covered exactly once;
+  order), to be covered exactly once (at most once for an optional cell);
 * one **shape item** per mobile shape (items ``n_cells ..``), to be covered
   exactly k times for a shape of multiplicity k, or at most k times when the
-  pieces have more volume than the open region (spare pieces);
+  pieces have more volume than the open region (spare pieces), or between
+  the bounds of its pieces' ``copies`` ranges;
 * one **option** per bounded image kept by the filters: its cells, then its
   shape item.
 
@@ -99,8 +100,9 @@ class Cover:
     item_lo, item_hi : int32[n_items]
         Each item must be covered between ``lo`` and ``hi`` times.
     n_cells : int
-        The first ``n_cells`` items are cells (bounds 1..1); the canonical
-        check and the geometric heuristics look at them only.
+        The first ``n_cells`` items are cells (bounds 1..1, or 0..1 for a
+        cell that may stay empty); the canonical check and the geometric
+        heuristics look at them only.
     item_names : tuple of str
         A name per item, for messages and output.
     symmetry : CoverSymmetry
@@ -182,10 +184,12 @@ class Cover:
         opt_items[is_cell] = images.cells[gather]
         opt_items[shape_slot] = n_cells + images.shape[image_ids]
         mult = np.array([s.multiplicity for s in puzzle.shapes], dtype=np.int32)
-        item_lo = np.concatenate([np.ones(n_cells, np.int32), np.zeros_like(mult) if puzzle.spare else mult])
+        least = np.array([s.minimum for s in puzzle.shapes], dtype=np.int32)
+        item_lo = np.concatenate([(~puzzle.optional_cells).astype(np.int32), least])
         item_hi = np.concatenate([np.ones(n_cells, np.int32), mult])
         names = tuple("({},{},{})".format(*map(int, c)) for c in puzzle.open_coords)
-        names += tuple(s.name if s.multiplicity == 1 else f"{s.name}*{s.multiplicity}" for s in puzzle.shapes)
+        names += tuple(f"{s.name}*{s.minimum}..{s.multiplicity}" if s.ranged and s.minimum != s.multiplicity else
+                       s.name if s.multiplicity == 1 else f"{s.name}*{s.multiplicity}" for s in puzzle.shapes)
         group = puzzle.group
         image_to_option = np.full(len(images), -1, dtype=np.int32)
         image_to_option[image_ids] = np.arange(len(image_ids), dtype=np.int32)
@@ -360,8 +364,8 @@ class Cover:
             raise CoverError("item_lo, item_hi and item_names must have one entry per item")
         if np.any(lo < 0) or np.any(hi < lo) or np.any(hi < 1):
             raise CoverError("item bounds must satisfy 0 <= lo <= hi and hi >= 1")
-        if not 0 <= self.n_cells <= len(lo) or np.any(lo[: self.n_cells] != 1) or np.any(hi[: self.n_cells] != 1):
-            raise CoverError("the first n_cells items must be cells with bounds 1..1")
+        if not 0 <= self.n_cells <= len(lo) or np.any(lo[: self.n_cells] > 1) or np.any(hi[: self.n_cells] != 1):
+            raise CoverError("the first n_cells items must be cells with bounds 1..1 (0..1: optional cells)")
         if len(items) and (items.min() < 0 or items.max() >= len(lo)):
             raise CoverError("an option names an item that does not exist")
         starts = np.zeros(len(items), dtype=bool)
@@ -387,7 +391,8 @@ class Cover:
                 keys = sorted(self.option(o).tobytes() + colour[ptr[o]:ptr[o + 1]].tobytes()
                               for o in range(self.n_options))
             if any(a == b for a, b in zip(keys, keys[1:])):
-                raise CoverError("two options cover the same items" + (" in the same colours" if colour is not None else ""))
+                same = "two options cover the same items"
+                raise CoverError(same + (" in the same colours" if colour is not None else ""))
         sym = self.symmetry
         if sym.cell_perm.shape != (sym.order, self.n_cells) or sym.opt_map.shape != (sym.order, self.n_options):
             raise CoverError("symmetry tables do not match the cover's cells and options")

@@ -75,10 +75,13 @@ class ParallelOptions:
     explicit: bool = True
 
 
-def splittable(engine, settings: Settings, limits) -> str | None:
-    """Why this solve cannot be split (None when it can)."""
+def splittable(engine, settings: Settings, limits, cover=None) -> str | None:
+    """Why this solve (of ``cover``, when given) cannot be split (None when it can)."""
     if not engine.splittable:
         return f"engine '{engine.name}' cannot solve sub-problems"
+    if cover is not None and cover.extensible:
+        # the splitter cuts the tree of lower bounds; the options added to a cover once they are met are one search's
+        return "a cover that may hold another (an option covers no item of exact bounds) is searched by one process"
     if settings.goal or settings.trace:
         return "--goal and --trace follow one search"
     if limits is not None and (limits.max_solutions or limits.node_limit):
@@ -94,7 +97,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
     in a split solve while the workers search, else before the search.
     """
     if options is not None:
-        reason = splittable(engine, settings, limits) or ("solutions are printed in search order by one process"
+        reason = splittable(engine, settings, limits, cover) or ("solutions are printed in search order by one process"
                                                           if printing else None)
         if reason is None and options.workers == 1 and not options.cluster and not options.resume:
             reason = "one worker"
@@ -380,7 +383,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     ``alongside()`` (when given) runs once the workers have their first
     sub-problems, while they search.
     """
-    reason = splittable(engine, settings, limits)
+    reason = splittable(engine, settings, limits, cover)
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
     compile_seconds = engine.warm_up(cover, settings)
