@@ -17,7 +17,7 @@ from bench.engines.command import ENV
 from bench.errors import UsageError
 from support import DEFS, ROOT
 
-COUNTER = ROOT / "tests" / "xcc_counter.py"
+COUNTER = ROOT / "tests" / "support" / "xcc_counter.py"
 QUEENS = "r1 r2 r3 r4 c1 c2 c3 c4 | " + " ".join(f"a{k}" for k in range(2, 9)) + " " + \
          " ".join(f"b{k}" for k in range(-3, 4)) + "\n" + \
          "".join(f"r{i} c{j} a{i + j} b{i - j}\n" for i in range(1, 5) for j in range(1, 5))

@@ -16,7 +16,8 @@ from bench.engines import get_engine
 from bench.errors import DefinitionError, UsageError
 from bench.formats import get_format
 from support import DEFS
-from test_matrices import brute_force, matrices
+from support.reference import brute_force
+from support.strategies import matrices
 
 KNUTH = "| dlx3.w's example\nA B 2:3|C | X Y\nA B X:0 Y:0\nA C X:1 Y:1\nC X:0\nB X:1\nC Y:1\n"
 

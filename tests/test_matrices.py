@@ -7,51 +7,16 @@ subset of the options (the instances are tiny), which needs nothing but
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
 
 from bench import Cover, CoverError
 from bench.engines import Limits, get_engine
 from bench.errors import Unsupported, UsageError
+from support.reference import brute_force
+from support.strategies import matrices
 
 ENGINES = ["dlx", "dlx:sets", "cpsat", "sat", "sat:glucose4:totalizer"]
-
-
-def brute_force(cover) -> list[list[int]]:
-    """Every subset of the options that is a cover."""
-    found = []
-    for size in range(cover.n_options + 1):
-        for subset in itertools.combinations(range(cover.n_options), size):
-            if cover.verify_solution(list(subset)):
-                found.append(list(subset))
-    return found
-
-
-@st.composite
-def matrices(draw):
-    """A small matrix: primary items with bounds lo..hi, secondary items (0..1), colours on some of their entries."""
-    n_primary = draw(st.integers(1, 3))
-    n_secondary = draw(st.integers(0, 3))
-    lo, hi = [], []
-    for _ in range(n_primary):
-        a = draw(st.integers(0, 2))
-        lo.append(a)
-        hi.append(draw(st.integers(max(a, 1), 3)))
-    lo += [0] * n_secondary
-    hi += [1] * n_secondary
-    n_items = n_primary + n_secondary
-    options, colours, seen = [], [], set()
-    for _ in range(draw(st.integers(1, 9))):
-        items = sorted(draw(st.sets(st.integers(0, n_items - 1), min_size=1, max_size=3)))
-        tint = [draw(st.integers(0, 2)) if i >= n_primary else 0 for i in items]
-        key = (tuple(items), tuple(tint))
-        if key not in seen:
-            seen.add(key)
-            options.append(items)
-            colours.append(tint)
-    return Cover.from_options(options, lo, hi, colours=colours, colour_names=["red", "blue"])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -450,6 +450,25 @@ class _Parser:
                 raise self.error(lineno, f"colour={_clip(colour)}; expected a colour name without white space")
             listed = self.parse_c(lineno, f"C:name=K:type=S:layout={attrs['layout']}", lattice)
             return [(cell, colour, lineno) for cell in listed.cells], i
+        rows, i = self.drawing_rows(lines, i, lineno, "~K", "colour drawing")
+        while rows and not rows[-1][1]:
+            rows.pop()
+        self.check_whole_box(lineno, rows, dims, "colour drawing")
+        cells = []
+        for row_index, (ln, slices) in enumerate(rows):
+            y = dims[1] - 1 - row_index
+            for z, tokens in enumerate(slices):
+                for k, ch in enumerate(tokens):
+                    if ch != UNCOLOURED:
+                        cells.append((lattice.drawn_cell(y, z, k), ch, ln))
+        return cells, i
+
+    def drawing_rows(self, lines, i, lineno, end, what):
+        """The rows of a drawing begun on line ``lineno``, up to ``end`` (``~L``, ``~K``): ``(rows, next line)``.
+
+        A row is ``(line, slices)``, each slice its cells' characters; a
+        line holding only a comment is no row, a blank line an empty one.
+        """
         rows: list[tuple[int, list[list[str]]]] = []
         while i < len(lines):
             here = i + 1
@@ -457,24 +476,15 @@ class _Parser:
             i += 1
             content = _strip_comment(raw)
             if not content and raw.strip():
-                continue
-            if content == "~K":
-                while rows and not rows[-1][1]:
-                    rows.pop()
-                self.check_whole_box(lineno, rows, dims, "colour drawing")
-                cells = []
-                for row_index, (ln, slices) in enumerate(rows):
-                    y = dims[1] - 1 - row_index
-                    for z, tokens in enumerate(slices):
-                        for k, ch in enumerate(tokens):
-                            if ch != UNCOLOURED:
-                                cells.append((lattice.drawn_cell(y, z, k), ch, ln))
-                return cells, i
-            if content in ("~D", "~L"):
-                raise self.error(here, f"missing '~K': the colour drawing begun on line {lineno} is still open")
+                continue  # a comment line: not a drawing row
+            if content == end:
+                return rows, i
+            if content in ("~D", "~L", "~K"):
+                raise self.error(here, f"missing '{end}': the {what} begun on line {lineno} is still open at "
+                                       f"'{content}'")
             slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
             rows.append((here, slices))
-        raise self.error(max(1, len(lines)), f"missing '~K': the colour drawing begun on line {lineno} is never closed")
+        raise self.error(max(1, len(lines)), f"missing '{end}': the {what} begun on line {lineno} is never closed")
 
     def check_name(self, lineno, name):
         if name in RESERVED_NAMES:
@@ -495,21 +505,8 @@ class _Parser:
             raise self.error(lineno, "a stationary piece is listed twice")
         if len(set(optional)) != len(optional) or set(optional) & set(stationary):
             raise self.error(lineno, "a name is listed twice in stationary= and optional=")
-        rows: list[tuple[int, list[list[str]]]] = []
-        while i < len(lines):
-            here = i + 1
-            raw = lines[i]
-            i += 1
-            content = _strip_comment(raw)
-            if not content and raw.strip():
-                continue  # a comment line: not a drawing row
-            if content == "~L":
-                return self.layout_pieces(lineno, rows, stationary, dims, lattice, optional), i
-            if content == "~D":
-                raise self.error(here, f"missing '~L': the layout begun on line {lineno} is still open at '~D'")
-            slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
-            rows.append((here, slices))
-        raise self.error(max(1, len(lines)), f"missing '~L': the layout begun on line {lineno} is never closed")
+        rows, i = self.drawing_rows(lines, i, lineno, "~L", "layout")
+        return self.layout_pieces(lineno, rows, stationary, dims, lattice, optional), i
 
     def check_whole_box(self, lineno, rows, dims, what="drawing of stationary pieces"):
         """A drawing with stationary pieces places them by their rows and slices: it must show the whole box."""

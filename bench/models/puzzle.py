@@ -579,11 +579,24 @@ class Puzzle:
 def load(path, mirror: bool = False) -> list[Puzzle]:
     """Read every puzzle of a definition file (``-`` for standard input); ``mirror`` as for :class:`Puzzle`.
 
+    A matrix in an exchange format (``*.xcc``, ``*.dlx``, ``*.json``) is
+    read as one :class:`~bench.formats.matrix.Matrix`.
+
     Examples
     --------
     >>> import bench
     >>> [p] = bench.load("defs/pentominoes_10x6.txt")
     >>> p.dims, len(p.shapes), len(p.images)
     ((10, 6, 1), 12, 2056)
+    >>> [m] = bench.load("defs/queens_8.xcc")
+    >>> m.cover.n_options, m.convention
+    (64, 'none')
     """
+    from bench.formats import matrix_format
+
+    fmt = matrix_format(str(path))
+    if fmt is not None:
+        from bench.formats.matrix import load_matrix
+
+        return [load_matrix(str(path), fmt)]
     return [Puzzle.from_definition(d, mirror) for d in parse_file(path)]
