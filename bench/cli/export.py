@@ -13,10 +13,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bench.cli.options import (add_filter_arguments, add_format_argument, add_memory_argument, add_mirror_argument,
-                               add_redundancy_arguments, request_from)
-from bench.cli.values import definition_path, integer, output_file, word
+from bench.cli.arguments import (add_filter_arguments, add_format_argument, add_memory_argument, add_mirror_argument,
+                                 add_redundancy_arguments, definition_path, integer, output_file, word)
+from bench.cli.inputs import load_puzzles, request_from
 from bench.errors import UsageError
+from bench.formats import FORMATS, get_format
+from bench.session.prepare import prepare
+from bench.system.files import check_output, write_atomic
 
 EXAMPLES = """examples:
   bench export defs/pentominoes_10x6.txt --format xcc > 10x6.xcc       # Knuth's format, no filter
@@ -25,11 +28,9 @@ EXAMPLES = """examples:
 """
 
 
-def add_parser(sub) -> None:
-    """Register ``bench export``."""
-    from bench.formats import FORMATS
-
-    p = sub.add_parser("export", help="write the matrix an engine would solve in an exchange format",
+def add_parser(sub, name: str, help: str) -> None:
+    """Register ``bench export`` (``name``)."""
+    p = sub.add_parser(name, help=help,
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Encode a puzzle as bench solve does (the same filter options) and write the "
                                    "exact-cover matrix in an exchange format, with a header naming the puzzle, the "
@@ -51,11 +52,6 @@ def add_parser(sub) -> None:
 
 def cmd_export(args) -> int:
     """Write the matrix; returns the exit status."""
-    from bench.cli.inputs import load_puzzles
-    from bench.system.files import check_output, write_atomic
-    from bench.formats import get_format
-    from bench.session.prepare import prepare
-
     writer = get_format(args.format)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")

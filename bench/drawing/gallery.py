@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bench.drawing.geometry import footprint
 from bench.drawing.picture import draw
+from bench.drawing.scene import to_svg, write_png
 from bench.drawing.solution import Solution
-from bench.drawing.svg import to_svg
 from bench.html import markup, render_template
-from bench.drawing.raster import write_png
 
 FORMATS = ("svg", "png")
 DEFAULT_LIMIT = 60
@@ -82,5 +82,7 @@ class SolutionDrawer:
         items = [{"svg": markup(item["svg"]), "file": item["file"]} for item in self.items]
         page.write_text(render_template("bench.drawing", "gallery.html.j2", title=f"{self.stem}: solutions",
                                         items=items, shown=len(items), found=self.drawn, limit=self.limit,
-                                        three_d=self.three_d), encoding="utf-8")
+                                        three_d=self.three_d,
+                                        spheres=footprint(self.cover.puzzle.lattice.name).radius is not None),
+                      encoding="utf-8")
         return page
