@@ -231,51 +231,36 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         node[level] = x
         chosen[level] = o
 
-    def close(j, check):
+    def close(j, check, c):
         # item j just closed: take each option still in its set out of every
         # other item (every set holds exactly the options still in play, as
         # the lists do in dancing links); with check, give up with -1 as soon
-        # as an item would keep fewer options than it still needs
+        # as an item would keep fewer options than it still needs.  With a
+        # colour c (not 0), the options that give j colour c stay (see purify)
         n = 0
         k = set_start[j]
         stop = k + U(size[j])
         while k < stop:
             y = sets[k]
-            o = node_opt[y]
-            z = opt_ptr[o]
-            zend = opt_ptr[o + one]
-            while z < zend:
-                if z != y:
-                    t = opt_items[z]
-                    if check and size[t] <= lo[t] - count[t]:
-                        return -1
-                    remove(z, t)
-                    n += 1
-                z += one
-            k += one
-        return n
-
-    def purify(j, c):
-        # an option gave secondary item j colour c: take the options that give it another colour (or none) out of
-        # every item, j's set included, so that only options of colour c may share it; -1 as in close(j, True)
-        n = 0
-        k = set_start[j]
-        stop = k + U(size[j])
-        while k < stop:
-            y = sets[k]
-            if colour[y] != c:
+            if c == 0 or colour[y] != c:
                 o = node_opt[y]
                 z = opt_ptr[o]
                 zend = opt_ptr[o + one]
                 while z < zend:
                     if z != y:
                         t = opt_items[z]
-                        if size[t] <= lo[t] - count[t]:
+                        if check and size[t] <= lo[t] - count[t]:
                             return -1
                         remove(z, t)
                         n += 1
                     z += one
             k += one
+        return n
+
+    def purify(j, c):
+        # an option gave secondary item j colour c, and close(j, True, c) took the options that give it another
+        # colour (or none) out of every other item: they leave j's set too, so that only options of colour c share it
+        n = 0
         k = set_start[j]
         while k < set_start[j] + U(size[j]):
             y = sets[k]
@@ -314,14 +299,14 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         while z < zend:
             if z != x:
                 t = opt_items[z]
-                # a coloured item reaches its bound 1 with its first option; later ones share its colour
                 if count[t] == hi[t]:
-                    if coloured and colour[z] != 0:
-                        m = purify(t, colour[z])
-                    else:
-                        m = close(t, True)
+                    # a coloured item reaches its bound 1 with its first option; later ones share its colour
+                    c = colour[z] if coloured else 0
+                    m = close(t, True, c)
                     if m < 0:
                         return -1
+                    if c != 0:
+                        m += purify(t, c)
                     n += m
             z += one
         return n
@@ -434,7 +419,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             mode[lv] = EACH
             count[b] += 1
             unlist(b)
-            n = close(b, False)
+            n = close(b, False, 0)
             state[S_UPDATES] += n
             updates_by[remaining] += n
             save(2 * lv + 1)
@@ -588,7 +573,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             if count[b] == lo[b]:
                 unlist(b)
             if count[b] == hi[b]:
-                n = close(b, False)
+                n = close(b, False, 0)
             else:
                 n = drop_option(o)
             m = commit(o, x)
