@@ -74,7 +74,8 @@ DEFAULT_TIMEOUT = 20.0
 """Seconds per engine and puzzle: twice what the slowest engine the quick run keeps on a puzzle takes on a 2-core
 machine with other work on it (CP-SAT on the Soma cube, Ganak on the 20x3: 6 to 8 s), so that its cells are times."""
 DEFAULT_ENGINES = ",".join(default_engines())
-"""Every registered engine: one whose library is missing reports how to install it and the run goes on."""
+"""Every registered engine that runs without a configuration; without ``--engine`` a run takes those available
+here (:func:`available_engines`)."""
 OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 """Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
@@ -93,8 +94,9 @@ def add_parser(sub, name: str, help: str) -> None:
                    help="definition files, matrices in Knuth's format or directories (searched for *.txt, *.xcc "
                         "and *.dlx); none: the bundled quick puzzles (every bundled definition not marked slow)")
     add_format_argument(p)
-    p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
-                   help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+    p.add_argument("-e", "--engine", type=word("a list of engines"), metavar="E1,E2,...",
+                   help=f"engines, each NAME[:VARIANT] (default: every engine available here of {DEFAULT_ENGINES}; "
+                        "one named here that is missing a library or a device gives a 'skip' row that says why)")
     add_engines_file_argument(p)
     p.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds per engine and puzzle (default {DEFAULT_TIMEOUT:g})")
@@ -278,6 +280,22 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
+def available_engines() -> list[str]:
+    """Every registered engine available on this machine; a line on standard error names the others and why.
+
+    A column of ``skip`` for an engine that cannot run here (the GPU engine
+    without a device) would only crowd the table.
+    """
+    specs = []
+    for name in default_engines():
+        engine = get_engine(name)
+        if engine.available():
+            specs.append(name)
+        else:
+            tell(f"not run: {name} ({engine.missing()})")
+    return specs
+
+
 def shared_configuration(args, specs: list[str]) -> str | None:
     """The engine spec whose own configuration the run's shared cover takes (see the module docstring), or None.
 
@@ -359,7 +377,7 @@ def tell(text: str) -> None:
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     use_engines_file(args)
-    specs = parse_engines(args.engine)
+    specs = parse_engines(args.engine) if args.engine is not None else available_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
