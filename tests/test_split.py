@@ -102,6 +102,22 @@ def multiplicity_covers(draw):
     return Cover.from_options(distinct, lo, hi), draw(st.integers(1, 3))
 
 
+def test_a_cover_that_holds_others_splits_into_parts_that_extend_it_once():
+    # item 0 needs 3 or 4 options and the last three cover no item of exact bounds: {0, 3, 4} is a cover, and so is
+    # {0, 3, 4, 5}.  The splitter stops at the first; the sub-problem that replays it extends it (hypothesis found
+    # the double count, and the replay of a prefix past a cover wrote out of bounds)
+    cover = Cover.from_options([[0, 1], [0, 1, 2], [0, 1, 2, 3], [0, 2, 5], [0, 3], [0, 4]], [3, 1, 0, 0, 0, 0],
+                               [4, 1, 1, 1, 1, 1])
+    assert cover.extensible
+    engine = get_engine("dlx")
+    first = Settings(first_item=0)
+    whole = engine.solve(cover, first)
+    parts = split(cover, first, 3)
+    counts, stats = solve_parts(engine, cover, first, parts)
+    assert whole.covers == counts[0] == 5
+    assert stats["nodes"] == whole.stats["nodes"] and stats["fits"] == whole.stats["fits"]
+
+
 @settings(max_examples=150, deadline=None)
 @given(multiplicity_covers())
 def test_identical_piece_branches_split_without_double_counting(case):

@@ -133,7 +133,9 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
     bound is met, the partial cover is recorded, and the options still in
     play in that item are branched on as identical pieces are, the k-th
     branch adding the k-th largest and keeping the ones before it out, so
-    every set of them that fits is added exactly once.
+    every set of them that fits is added exactly once.  A search with a
+    ``goal`` leaves a cover unextended: the splitter makes it a sub-problem,
+    whose search extends it below the replayed prefix.
     """
     # the bundles' fields, one a line (see bench.kernels.codes)
     opt_ptr = matrix.opt_ptr
@@ -481,9 +483,10 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
                 # a cover, or a partial one at the goal: counted, classified when complete, buffered; left, or
-                # extended while an extensible cover's slack item has options in play
+                # extended while an extensible cover's slack item has options in play.  Not with a goal (the
+                # splitter's): there the cover is a sub-problem, and its replay extends it, below its prefix
                 phase = LEAVE
-                if done and slack >= 0 and size[slack] > 0:
+                if done and slack >= 0 and goal == 0 and level >= base and size[slack] > 0:
                     phase = extend(level)
                 elif sample and done:
                     est[2] += sprod[level]
