@@ -56,7 +56,7 @@ from bench.comparison.rounds import prefetch, skipped_rows, solve_rounds, static
 from bench.comparison.validation import INPUT, input_problems, validate
 from bench.models.expected import expected_for
 from bench.session.prepare import prepare
-from bench.engines import default_engines, get_engine
+from bench.engines import get_engine, standalone_engines
 from bench.errors import BenchError, Unsupported, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
 from bench.toolchain import warmup
@@ -73,9 +73,8 @@ the verdict: counts agree over the puzzles two sources were compared on; an engi
 DEFAULT_TIMEOUT = 20.0
 """Seconds per engine and puzzle: twice what the slowest engine the quick run keeps on a puzzle takes on a 2-core
 machine with other work on it (CP-SAT on the Soma cube, Ganak on the 20x3: 6 to 8 s), so that its cells are times."""
-DEFAULT_ENGINES = ",".join(default_engines())
-"""Every registered engine that runs without a configuration; without ``--engine`` a run takes those available
-here (:func:`available_engines`)."""
+DEFAULT_ENGINES = ",".join(standalone_engines())
+"""Every registered engine; without ``--engine`` a run takes those available here (:func:`default_engines`)."""
 OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 """Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
@@ -280,20 +279,21 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
-def available_engines() -> list[str]:
-    """Every registered engine available on this machine; a line on standard error names the others and why.
+def default_engines() -> tuple[list[str], list[str]]:
+    """Every registered engine available on this machine, and a line for each of the others saying why not.
 
     A column of ``skip`` for an engine that cannot run here (the GPU engine
-    without a device) would only crowd the table.
+    without a device) would only crowd the table; the lines follow the
+    verdict instead.
     """
-    specs = []
-    for name in default_engines():
+    specs, absent = [], []
+    for name in standalone_engines():
         engine = get_engine(name)
         if engine.available():
             specs.append(name)
         else:
-            tell(f"not run: {name} ({engine.missing()})")
-    return specs
+            absent.append(f"not run here: {name} ({engine.missing()})")
+    return specs, absent
 
 
 def shared_configuration(args, specs: list[str]) -> str | None:
@@ -377,7 +377,7 @@ def tell(text: str) -> None:
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     use_engines_file(args)
-    specs = parse_engines(args.engine) if args.engine is not None else available_engines()
+    specs, absent = (parse_engines(args.engine), []) if args.engine is not None else default_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
@@ -461,7 +461,7 @@ def cmd_run(args) -> int:
     progress.close()
     print(summary.table(document))
     print(summary.verdict(document), flush=True)
-    for message in dict.fromkeys(errors):
+    for message in dict.fromkeys(errors + absent):
         tell(message)
     if path is not None:
         results.save(document, path)

@@ -31,15 +31,15 @@ CONFIGURED = frozenset({"cmd"})
 ``bench run``'s default among them, leave them out."""
 
 __all__ = ["CONFIGURED", "ENGINES", "Engine", "Filtered", "Limits", "Result", "Settings", "SolutionSink", "Status",
-           "default_engines", "engine_names", "get_engine"]
+           "engine_names", "get_engine", "standalone_engines"]
 
 
 def engine_names() -> list[str]:
     """Registered engine names, without the :data:`CONFIGURED` ones."""
-    return sorted(default_engines())
+    return sorted(standalone_engines())
 
 
-def default_engines() -> list[str]:
+def standalone_engines() -> list[str]:
     """Every engine that runs without a configuration, in the registry's order (``bench run``'s default)."""
     return [name for name in ENGINES if name not in CONFIGURED]
 
