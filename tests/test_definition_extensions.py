@@ -308,3 +308,19 @@ def test_a_piece_drawn_out_of_the_layer_with_colours_is_refused():
     with pytest.raises(DefinitionError, match="must be drawn in its layer"):
         puzzle(BOX + "C:name=a:colours=b w:layout=0 0 0, 0 0 1\nC:name=b:copies=*:layout=0 0 0\n~D\n")
 
+
+
+def test_a_solution_with_copies_is_drawn_with_a_colour_for_every_copy():
+    from bench.drawing.picture import draw
+    from bench.drawing.scene import to_svg
+    from bench.drawing.solution import Solution
+    from bench.engines import Limits
+
+    [puzzle] = bench.load(DEFS / "squares_dominoes_2x6.txt")
+    cover = Cover.from_puzzle(puzzle)
+    [options] = get_engine("dlx").solve(cover, limits=Limits(max_solutions=1, keep_solutions=1)).solutions
+    solution = Solution.from_cover(cover, options)
+    placed = {p.name for p in solution.pieces}
+    # twelve cells take at least six pieces of the two shapes: copies beyond the first (m.2, d.2, ...) are placed
+    assert any("." in name for name in placed) and placed <= set(solution.names)
+    assert to_svg(draw(solution)).startswith("<svg")
