@@ -85,7 +85,7 @@ def test_a_fila_split_adds_up_to_the_single_search_in_every_counter(p10x6, tmp_p
     # search are FILA's in every sub-problem too, and every counter adds up (the Tetris Cube's attempts and
     # no-fits did not when the split cut 2 or 3 levels deep)
     engine = get_engine("fila")
-    settings = engine.resolve(p10x6, Settings(fila=11))
+    settings = engine.settle(p10x6, Settings(fila=11))
     single = engine.solve(p10x6, settings)
     split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=tmp_path / "j.jsonl"))
     assert (split.covers, split.unique, split.total) == (single.covers, single.unique, single.total)

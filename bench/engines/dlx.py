@@ -49,7 +49,7 @@ class DlxEngine(CompiledEngine):
                                    frozenset({"order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
+        """The kernel specialization a solve under settled ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
         if (self.kernel or ("bits" if suits(settings) else "sets")) == "bits":
             return {"bits"}
         return {search_specialization(constrained(settings))}
@@ -66,7 +66,7 @@ class DlxEngine(CompiledEngine):
         ('solved', 2, 2, 8)
         """
         self.check(settings, limits)
-        settings = self.resolve(cover, settings)
+        settings = self.settle(cover, settings)
         plain = suits(settings)
         if self.kernel == "bits" and not plain:
             raise UsageError("dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")

@@ -64,7 +64,7 @@ class CompiledEngine(Engine):
     PLAIN: frozenset[str] = frozenset()
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs."""
+        """The kernel specializations a solve of ``cover`` under settled ``settings`` runs."""
         raise NotImplementedError
 
     def _predicted(self, cover, settings: Settings | None) -> set[str]:
@@ -72,10 +72,10 @@ class CompiledEngine(Engine):
         if cover is None:
             return set(self.PLAIN)
         try:
-            resolved = self.resolve(cover, settings or Settings())
+            settled = self.settle(cover, settings or Settings())
         except BenchError:
             return set()
-        return set(self.specializations(cover, resolved))
+        return set(self.specializations(cover, settled))
 
     def warm_up(self, cover=None, settings: Settings | None = None) -> float:
         """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.

@@ -86,7 +86,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
             # on a cold cache the random paths' kernel compiles in a child while the solve's compile here
             warmup.prefetch([search_specialization(constrained(sizing(settings)))])
             engine.warm_up(cover, settings)
-            if worth_splitting(cover, engine.resolve(cover, settings)):
+            if worth_splitting(cover, engine.settle(cover, settings)):
                 return solve_parallel(cover, engine, settings, options, limits, alongside)
     if alongside is not None:
         alongside()
@@ -362,7 +362,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
     compile_seconds = engine.warm_up(cover, settings)
-    settings = engine.resolve(cover, settings)
+    settings = engine.settle(cover, settings)
     key = run_key(cover, engine, settings, options.depth)
     if options.cluster:
         client = executors.connect(options.cluster)
@@ -377,7 +377,7 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
 
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
            compile_seconds: float, alongside) -> Result:
-    """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
+    """:func:`solve_parallel` once the settings are settled and the cluster (if any) reached."""
     timings = {"compile": compile_seconds}
     workers = options.workers
     dispatch = None
