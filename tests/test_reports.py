@@ -231,3 +231,48 @@ def test_the_stored_runs_tables_are_tabulates(fmt):
         assert rows
         assert report.render_run(doc, fmt) == tabulate(rows, headers=report.HEADERS, tablefmt=fmt,
                                                        disable_numparse=True)
+
+
+# -- reports and compare check the rows themselves -------------------------------------------------------------
+
+
+def disagreeing_doc() -> dict:
+    doc = make_doc(engines=["dlx", "fila"], times={"somacube.txt": {"dlx": [0.5], "fila": [0.4]}})
+    doc["puzzles"][0]["expected"] = {"unique": 480, "total": 11520, "convention": "rotations", "solvable": True}
+    dlx, fila = doc["rows"]
+    dlx.update(covers=479, unique=479, total=11496)
+    fila.update(covers=480, unique=480, total=11520)
+    return doc
+
+
+def test_report_revalidates_rows_whose_stored_validation_says_nothing(tmp_path, capsys):
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(disagreeing_doc()))
+    assert main(["report", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "All engines that finished agree" not in out
+    assert "covers disagree (dlx: 479; fila: 480)" in out and "counts DISAGREE on 1" in out
+    assert main(["report", "--csv", str(path)]) == 1 and "MISMATCH" in capsys.readouterr().out
+
+
+def test_two_conflicting_rows_of_one_round_are_a_mismatch_for_report_and_compare(tmp_path, capsys):
+    doc = make_doc(engines=["dlx", "fila"], times={"somacube.txt": {"dlx": [0.5], "fila": [0.4]}})
+    (tmp_path / "a.json").write_text(json.dumps(doc))
+    second = dict(doc["rows"][0], total=99, covers=99)
+    doc["rows"].append(second)
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    assert main(["report", str(tmp_path / "b.json")]) == 1
+    assert "dlx: round 0 is stored twice with different results" in capsys.readouterr().out
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
+    err = capsys.readouterr().err
+    assert "MISMATCH in B: somacube.txt: dlx: round 0 is stored twice" in err
+
+
+def test_compare_exits_1_when_one_run_disagrees_with_itself(tmp_path, capsys):
+    good = disagreeing_doc()
+    good["rows"][0].update(covers=480, unique=480, total=11520)
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    (tmp_path / "bad.json").write_text(json.dumps(disagreeing_doc()))
+    assert main(["compare", str(tmp_path / "bad.json"), str(tmp_path / "good.json")]) == 1
+    captured = capsys.readouterr()
+    assert "COUNTS CHANGED" in captured.out and "MISMATCH in A: somacube.txt" in captured.err

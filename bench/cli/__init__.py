@@ -92,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     """:func:`main` once the arguments are known."""
+    from bench.system.files import forget_inputs
+
+    forget_inputs()
     with signals.handled():
         try:
             parser = build_parser()

@@ -184,7 +184,7 @@ def parallel_options(args):
 
     journal = getattr(args, "journal", None)
     if journal is not None:
-        check_output(journal, "--journal")
+        check_output(journal, "--journal", getattr(args, "files", None) or getattr(args, "paths", None) or ())
     resume = getattr(args, "resume", False)
     explicit = (args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
                 or journal is not None)

@@ -109,16 +109,16 @@ def shared_configuration(args, specs: list[str]) -> str | None:
     return next((spec for spec in specs if get_engine(spec).chooses_configuration), None)
 
 
-def output_path(given: str | None) -> Path:
-    """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+def output_path(given: str | None, inputs: list[str]) -> Path | None:
+    """The result file ``--output-file FILE`` checked before any work (never one of ``inputs``), or None for
+    a new file in the results folder, whose folder is checked (:func:`bench.comparison.results.reserve` names it)."""
     # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.comparison import results
 
     if given is not None:
-        return check_output(given, "--output-file")
-    path = results.default_path()
-    check_directory(path.parent, "results folder", "give --output-file FILE elsewhere, or --no-save")
-    return path
+        return check_output(given, "--output-file", inputs)
+    check_directory(results.DIRECTORY, "results folder", "give --output-file FILE elsewhere, or --no-save")
+    return None
 
 
 def write_html_report(document: dict, path: Path) -> None:
@@ -144,7 +144,7 @@ def write_html_report(document: dict, path: Path) -> None:
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
     # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+    from bench.cli.inputs import definition_files, distinct_files, file_labels, load_puzzles, puzzle_error
     from bench.comparison import results, summary
     from bench.comparison.pictures import first_solution
     from bench.comparison.progress import RunProgress, say
@@ -180,8 +180,11 @@ def cmd_run(args) -> int:
         options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
         options["split_every_search"] = parallel.explicit
     document = results.new_document(["bench", "run", *args.paths], options)
-    path = None if args.no_save else output_path(args.results)
-    files = definition_files(args.paths)
+    path = None if args.no_save else output_path(args.results, args.paths)
+    files = distinct_files(definition_files(args.paths))
+    labels = file_labels(files)
+    if not args.no_save and path is None:
+        path = results.reserve(document)
     errors: list[str] = []
     interrupted = False
     progress = RunProgress(len(files), len(specs) * args.rounds)
@@ -208,7 +211,8 @@ def cmd_run(args) -> int:
                     progress.done(len(specs) * args.rounds)
                     continue
                 cover = prepared.cover
-                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
+                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()),
+                                     labels[file])
                 entry["filters"] = prepared.filters
                 settings = {}
                 if prepared.request.choice is not None:
@@ -235,7 +239,7 @@ def cmd_run(args) -> int:
                     results.save(document, path)
             if file_errors:
                 errors.extend(file_errors)
-                document["validation"].extend(input_problems(file, file_errors))
+                document["validation"].extend(input_problems(labels[file], file_errors))
                 if path is not None:
                     results.save(document, path)
     except KeyboardInterrupt:

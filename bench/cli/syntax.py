@@ -23,7 +23,8 @@ import argparse
 import os
 from pathlib import Path
 
-from bench.errors import UsageError
+from bench.errors import BenchError, UsageError
+from bench.system.files import read_input
 
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
@@ -167,9 +168,10 @@ def conf_arguments(parser: argparse.ArgumentParser, path: str) -> list[str]:
         For a file that cannot be read, or a line that is not an option of this command, with its line number.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--conf {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_input(path, "--conf file").decode("utf-8-sig")
+    except (BenchError, UnicodeDecodeError) as exc:
+        reason = str(exc).removeprefix(f"{path}: ").removeprefix("cannot read: ")
+        raise UsageError(f"--conf {path}: cannot read it: {reason}") from None
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()

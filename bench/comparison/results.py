@@ -29,9 +29,10 @@ from importlib import metadata
 from pathlib import Path
 
 from bench.about import VERSION
+from bench.comparison.validation import revalidate
 from bench.engines import Result
 from bench.errors import BenchError
-from bench.system.files import write_atomic
+from bench.system.files import create_new, read_input, write_atomic
 
 SCHEMA = 1
 LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
@@ -86,9 +87,20 @@ def new_document(command: list[str], options: dict) -> dict:
             "machine": machine_facts(), "libraries": library_versions(), "puzzles": [], "rows": [], "validation": []}
 
 
-def default_path(directory: str = "results") -> Path:
-    """A new file name under ``directory``: ``run-YYYYMMDD-HHMMSS.json``."""
-    return Path(directory) / time.strftime("run-%Y%m%d-%H%M%S.json")
+DIRECTORY = Path("results")
+"""Where ``bench run`` writes its result files unless told otherwise."""
+
+
+def reserve(document: dict, directory: Path = DIRECTORY, stamp: str | None = None) -> Path:
+    """A new result file ``directory/run-YYYYMMDD-HHMMSS.json`` holding ``document``, created exclusively.
+
+    Two runs started in the same second get two files (the second's named
+    ``...-2.json``, :func:`bench.system.files.create_new`); a name whose HTML
+    report exists without it is passed over too.
+    """
+    stamp = stamp or time.strftime("%Y%m%d-%H%M%S")
+    return create_new(Path(directory) / f"run-{stamp}.json", json.dumps(document, indent=1) + "\n", "result file",
+                      siblings=(".html",))
 
 
 def save(document: dict, path: Path) -> None:
@@ -97,7 +109,7 @@ def save(document: dict, path: Path) -> None:
 
 
 def load(path: str) -> dict:
-    """Read a result file, checking its schema.
+    """Read a result file, checking its schema and fields; its ``validation`` is computed again from its rows.
 
     Raises
     ------
@@ -105,9 +117,7 @@ def load(path: str) -> dict:
         For a missing, malformed or newer-schema file.
     """
     try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise BenchError(f"{path}: cannot read result file: {exc.strerror}") from None
+        document = json.loads(read_input(path, "result file").decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BenchError(f"{path}: not a bench result file (invalid JSON: {exc})") from None
     if not isinstance(document, dict) or "schema" not in document or "rows" not in document:
@@ -115,6 +125,8 @@ def load(path: str) -> dict:
     if document["schema"] != SCHEMA:
         raise BenchError(f"{path}: result schema {document['schema']} is not supported; expected {SCHEMA}")
     check(document, path)
+    # the rows are the facts: a stored verdict that says otherwise (an edited file) is never believed
+    document["validation"] = revalidate(document)
     return document
 
 
@@ -169,10 +181,15 @@ def check(document: dict, path="result file") -> None:
             _check_fields(entry, FIELDS[part], f"{part}[{i}]", path)
 
 
-def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: float) -> dict:
-    """The facts of one puzzle stored in the result file."""
+def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: float, label: str | None = None) -> dict:
+    """The facts of one puzzle stored in the result file.
+
+    Its key is ``label`` (the file's name in the run, unique among its
+    files: :func:`bench.cli.inputs.file_labels`; the base name by default)
+    with ``#N`` for the N-th puzzle of the file after the first.
+    """
     definition = puzzle.definition
-    key = Path(definition.path).name + ("" if definition.index == 1 else f"#{definition.index}")
+    key = (label or Path(definition.path).name) + ("" if definition.index == 1 else f"#{definition.index}")
     return {
         "key": key, "file": str(definition.path), "index": definition.index, "name": puzzle.name,
         "cover_hash": cover.hash, "options": cover.n_options, "items": cover.n_items,

@@ -81,13 +81,13 @@ volume) happen when a :class:`~bench.models.puzzle.Puzzle` is built.
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bench.errors import BenchError, DefinitionError, UsageError
+from bench.errors import DefinitionError, UsageError
+from bench.system.files import read_input
 from bench.models.lattice import CUBIC, Lattice, get_lattice
 
 RESERVED_NAMES = frozenset({".", "#"})
@@ -134,22 +134,15 @@ class PuzzleDefinition:
 
 
 def read_text(path: str | Path) -> tuple[str, str]:
-    """Read a definition file (``-`` is standard input) as text.
+    """Read a definition file (``-`` is standard input) as text: a regular file, of bounded size (:func:`~bench.system.files.read_input`).
 
     Returns
     -------
     (display_name, text)
     """
     path = str(path)
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = STDIN_NAME
-    else:
-        name = path
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise BenchError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    name = STDIN_NAME if path == "-" else path
+    data = read_input(path, "definition file")
     try:
         return name, data.decode("utf-8")
     except UnicodeDecodeError as exc:
