@@ -13,7 +13,7 @@ import time
 from bench.system import signals
 from bench.cli.facts import escape, format_facts, puzzle_facts
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-from bench.cli.options import in_search_settings, parallel_options, request_from, solution_drawer
+from bench.cli.options import check_drawing_folder, in_search_settings, parallel_options, request_from, solution_drawer
 from bench.cli.outcome import count_line, exit_status, reached_max_solutions, warning
 from bench.cli.output import layout_lines, parse_format, render
 from bench.cli.polycube_info import footer_lines, header_lines
@@ -160,6 +160,7 @@ def run(args) -> int:
     limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     request = request_from(args, settings_from(args), tuned=tuned(args))
     parallel = parallel_options(args)
+    check_drawing_folder(args)
     errors: list[str] = []
     failed: list[str] = []
     documents = []
@@ -232,8 +233,12 @@ def run(args) -> int:
                     gc.freeze()
                     gc.enable()
                 if drawer is not None:
-                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
-                          f"{escape(drawer.finish())}", file=sys.stderr)
+                    gallery = drawer.finish()
+                    result.timings["draw"] = drawer.seconds
+                    bound = (f"; {drawer.drawn} of {drawer.found} solutions drawn (--draw-max {args.draw_max} "
+                             "draws more)" if drawer.drawn < drawer.found else "")
+                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)} in "
+                          f"{drawer.seconds:.3f} s, gallery {escape(gallery)}{bound}", file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             if args.json:
                 documents.append({"configuration": config, "puzzle": facts, "result": {

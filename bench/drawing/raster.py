@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import io
 
 from bench.drawing.colours import halo, shade
 from bench.drawing.scene import Circle, Line, Polygon, Scene, Text
@@ -10,8 +10,8 @@ from bench.drawing.scene import Circle, Line, Polygon, Scene, Text
 DPI = 96
 
 
-def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
-    """Write ``scene`` to ``path`` as a PNG, ``zoom`` device pixels per scene pixel.
+def to_png(scene: Scene, zoom: float = 2.0) -> bytes:
+    """``scene`` as a PNG's bytes, ``zoom`` device pixels per scene pixel (written by :mod:`bench.system.files`' writer).
 
     Shapes are stacked in scene order (matplotlib would otherwise put lines above patches).
     """
@@ -53,6 +53,8 @@ def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
                 ax.text(item.x, item.y, item.text, fontsize=item.size * points, color=item.fill,
                         ha="center" if item.anchor == "middle" else "left", va="center",
                         fontweight="bold" if item.bold else "normal", zorder=order, path_effects=effects)
-        fig.savefig(path, dpi=DPI * zoom, facecolor="white")
+        buffer = io.BytesIO()
+        fig.savefig(buffer, dpi=DPI * zoom, facecolor="white", format="png")
+        return buffer.getvalue()
     finally:
         plt.close(fig)

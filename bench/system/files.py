@@ -65,8 +65,9 @@ def _target(path: Path) -> Path:
     return Path(os.path.realpath(path)) if path.is_symlink() else path
 
 
-def _refuse_special(path: Path, what: str, follow: bool = True) -> None:
-    """Raise unless ``path`` is missing or (through any symlinks, with ``follow``) a regular file, and no input."""
+def refuse_special(path: Path, what: str, follow: bool = True) -> None:
+    """Raise unless ``path`` is missing, (through any symlinks, with ``follow``; else a link itself passes) a
+    regular file, and no input of the command: what the writer may replace."""
     try:
         st = os.stat(path, follow_symlinks=follow)
     except FileNotFoundError:
@@ -158,7 +159,7 @@ def check_output(path: str | Path, what: str = "output", inputs=()) -> Path:
         if given != "-" and _same_file(path, Path(given)):
             raise UsageError(f"{what} {path}: is also an input of this command ({given}); writing it would lose "
                              "the input, so give another file name")
-    _refuse_special(path, what)
+    refuse_special(path, what)
     target = _target(path)
     reason = _probe(target.parent)
     if reason is not None:
@@ -200,7 +201,7 @@ def write_atomic(path: str | Path, data: str | bytes, what: str = "output", foll
         When ``path`` is not a regular file, is an input, or cannot be written (see :func:`check_output`).
     """
     path = Path(path)
-    _refuse_special(path, what, follow)
+    refuse_special(path, what, follow)
     target = _target(path) if follow else path
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
@@ -324,7 +325,7 @@ def _size(n: int) -> str:
 def open_append(path: str | Path, what: str = "output"):
     """Open the regular file ``path`` for appending (binary); refuses anything else, as :func:`check_output` does."""
     path = Path(path)
-    _refuse_special(path, what)
+    refuse_special(path, what)
     try:
         _target(path).parent.mkdir(parents=True, exist_ok=True)
         return open(path, "ab")
