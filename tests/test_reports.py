@@ -276,3 +276,39 @@ def test_compare_exits_1_when_one_run_disagrees_with_itself(tmp_path, capsys):
     assert main(["compare", str(tmp_path / "bad.json"), str(tmp_path / "good.json")]) == 1
     captured = capsys.readouterr()
     assert "COUNTS CHANGED" in captured.out and "MISMATCH in A: somacube.txt" in captured.err
+
+
+EDITS = {
+    "a NaN time": (lambda d: d["rows"][0].update(solve=float("nan")), "NaN"),
+    "an infinite time": (lambda d: d["rows"][0].update(solve=float("inf")), "Infinity"),
+    "set-up seconds as text": (lambda d: d["rows"][0].update(setup="x"), "rows[0]: the field 'setup'"),
+    "compile seconds as a list": (lambda d: d["rows"][0].update(compile=[1]), "rows[0]: the field 'compile'"),
+    "engines that are no names": (lambda d: d["options"].update(engines=[1, None]), "options: the field 'engines'"),
+    "a negative count": (lambda d: d["rows"][1].update(covers=-3), "rows[1]: the field 'covers'"),
+    "level counts as text": (lambda d: d["rows"][0]["stats"].update(attempts_by_remaining="many"),
+                             "rows[0]: stats: the field 'attempts_by_remaining'"),
+    "expected counts as a number": (lambda d: d["puzzles"][0].update(expected=5), "puzzles[0]: the field 'expected'"),
+    "a zero timeout": (lambda d: d["options"].update(timeout=0), "options: the field 'timeout'"),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_a_hand_edited_result_file_is_one_line_for_every_command(tmp_path, capsys, edit):
+    change, fragment = EDITS[edit]
+    doc = make_doc()
+    change(doc)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    for command in (["report", str(path)], ["report", "--html", str(path)], ["report", "--csv", str(path)],
+                    ["compare", str(path), str(path)]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"{path}: ") and fragment in err, err
+
+
+def test_json_nested_beyond_reason_is_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema": 1, "rows": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested too deep" in err
