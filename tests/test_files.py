@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -322,3 +324,31 @@ def test_the_folder_probe_writes_data_so_a_full_disk_is_unwritable(tmp_path):
     if probe.returncode != 0 and "mount" in probe.stderr + probe.stdout:
         pytest.skip(f"no tmpfs in a user namespace here: {probe.stderr.strip()[-200:]}")
     assert probe.stdout.split() == ["False", "True"], probe.stderr
+
+
+def test_file_names_with_escape_codes_never_reach_the_terminal_raw(tmp_path, capsys):
+    folder = tmp_path / "defs"
+    folder.mkdir()
+    odd = "\x1b[2J\x1b[31mred\x07.txt"
+    shutil.copy(DEFS / "dominoes_4x4.txt", folder / odd)
+    (folder / "bad\x1b[1m.txt").write_text("D:xDim=1:yDim=1:zDim=1\n~D\n")
+    out_file = tmp_path / "run.json"
+    commands = [["check", str(folder)], ["solve", "-q", str(folder)], ["info", str(folder / odd)],
+                ["run", "-e", "dlx", "--output-file", str(out_file), str(folder)], ["report", str(out_file)],
+                ["compare", str(out_file), str(out_file)]]
+    for argv in commands:
+        main(argv)
+        out, err = capsys.readouterr()
+        assert "\x1b" not in out + err and "\x07" not in out + err, (argv, out, err)
+        assert "\\x1b" in out + err, (argv, out, err)
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path, capsys):
+    shutil.copy(DEFS / "dominoes_4x4.txt", tmp_path / "=HYPERLINK(1).txt")
+    out_file = tmp_path / "run.json"
+    assert main(["run", "-e", "dlx", "--no-html", "--output-file", str(out_file), str(tmp_path / "=HYPERLINK(1).txt")]) == 0
+    capsys.readouterr()
+    assert main(["report", "--csv", str(out_file)]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[1][0] == "'=HYPERLINK(1).txt"
+    assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)

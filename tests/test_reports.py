@@ -312,3 +312,21 @@ def test_json_nested_beyond_reason_is_one_line(tmp_path, capsys):
     assert main(["report", str(path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nested too deep" in err
+
+
+def test_a_report_that_cannot_be_written_leaves_no_stale_one_beside_the_new_results(tmp_path, capsys):
+    out_file = tmp_path / "run.json"
+    (tmp_path / "run.html").write_text("<p>an earlier run's report</p>")
+    # the disk is full for the report: a file too large for the process's file size limit (EFBIG, as ENOSPC)
+    script = ("import resource, signal, sys; from bench.cli import main\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))\n"
+              f"sys.exit(main(['run', '-e', 'dlx', '--output-file', {str(out_file)!r}, {str(DEFS / 'somacube.txt')!r}]))")
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert child.returncode == 0, child.stderr
+    assert json.loads(out_file.read_text())["rows"]
+    assert "HTML report not written" in child.stderr and "the earlier report" in child.stderr
+    assert not (tmp_path / "run.html").exists()

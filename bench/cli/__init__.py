@@ -32,7 +32,8 @@ import sys
 from bench import __version__
 from bench.system import signals
 from bench.errors import BenchError, UsageError
-from bench.cli.facts import escape
+from bench.system.files import forget_inputs
+from bench.text import escape
 from bench.cli import syntax
 from bench.system.processes import exit_now
 
@@ -92,8 +93,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     """:func:`main` once the arguments are known."""
-    from bench.system.files import forget_inputs
-
     forget_inputs()
     with signals.handled():
         try:
@@ -101,7 +100,8 @@ def _main(argv: list[str]) -> int:
             args = parser.parse_args(polycube_syntax(parser, argv))
             return args.func(args)
         except BenchError as exc:
-            print(exc, file=sys.stderr)
+            # a message quotes file and piece names: their control characters never reach the terminal
+            print(escape(exc), file=sys.stderr)
             return exc.exit_status
         except KeyboardInterrupt:
             signum = signals.note_interrupt()

@@ -82,7 +82,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(documents, indent=2))
     for message in errors:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0
 
 

@@ -17,6 +17,8 @@ and ``PUZZLE_PARITY`` and ``MAX_PARITY`` are ``n/a``.
 
 from __future__ import annotations
 
+from bench.text import escape
+
 
 def _layout(cells) -> str:
     return ",".join(" ".join(str(int(v)) for v in c) for c in cells)
@@ -100,21 +102,6 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
     for key, seconds in (timings or {}).items():
         facts[f"{key.upper()}_SECONDS"] = round(seconds, 6)
     return facts
-
-
-def escape(value) -> str:
-    """``value`` as text on one line: backslashes and control characters escaped (``\\n``, ``\\x1b``).
-
-    A file or piece name with a newline in it must not start a line of its
-    own in ``KEY=value`` output, where it could pass for another key.
-
-    >>> escape("a\\nSOLUTIONS=0")
-    'a\\\\nSOLUTIONS=0'
-    """
-    text = str(value)
-    if text.isprintable() and "\\" not in text:
-        return text
-    return text.encode("unicode_escape").decode("ascii")
 
 
 def format_facts(facts: dict) -> list[str]:

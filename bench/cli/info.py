@@ -9,6 +9,7 @@ from pathlib import Path
 from bench.cli.options import add_memory_argument, add_mirror_argument, add_redundancy_arguments, memory_limit
 from bench.cli.values import definition_path
 from bench.errors import BenchError
+from bench.text import escape
 
 
 def add_parsers(sub) -> None:
@@ -57,7 +58,7 @@ def cmd_info(args) -> int:
                 print()
             print("\n".join(format_facts(facts)))
     for message in errors:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0
 
 
@@ -120,11 +121,11 @@ def cmd_check(args) -> int:
                        f"{cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})")
             if expected and expected.unique is not None:
                 summary += f", expected {expected.unique} unique / {expected.total} total"
-            print(f"{'unsolvable' if reasons else 'ok':<11} {puzzle.name}: {summary}")
+            print(f"{'unsolvable' if reasons else 'ok':<11} {escape(puzzle.name)}: {summary}")
             for reason in reasons:
                 print(f"    {reason}")
     for directory in sorted(directories):
         errors.extend(check_expected_file(directory))
     for message in dict.fromkeys(errors):
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0

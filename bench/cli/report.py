@@ -7,6 +7,7 @@ import sys
 from bench.cli.options import add_moved_o
 from bench.cli.values import existing_file, fraction, output_file
 from bench.system.files import check_output, write_atomic
+from bench.text import escape
 
 
 def add_parsers(sub) -> None:
@@ -73,7 +74,7 @@ def cmd_compare(args) -> int:
     for name, document in (("A", before), ("B", after)):
         for problem in mismatches(document):
             disagreeing = True
-            print(f"MISMATCH in {name}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
+            print(escape(f"MISMATCH in {name}: {problem['puzzle']}: {problem['message']}"), file=sys.stderr)
     if counts_changed:
         print("counts changed between the two runs on the same matrix", file=sys.stderr)
     return 1 if counts_changed or disagreeing else 0

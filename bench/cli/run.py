@@ -40,6 +40,7 @@ from bench.cli.values import definition_path, integer, output_file, seconds, wor
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
+from bench.text import escape
 
 DEFAULT_ENGINES = ",".join(ENGINES)
 """Every registered engine: one whose library is missing reports how to install it and the run goes on."""
@@ -122,7 +123,11 @@ def output_path(given: str | None, inputs: list[str]) -> Path | None:
 
 
 def write_html_report(document: dict, path: Path) -> None:
-    """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it."""
+    """The HTML report beside the result file (``run-....html``); the run's outcome never depends on it.
+
+    When it cannot be written, an earlier run's report of that name is
+    removed: left beside the new results, it would be read as theirs.
+    """
     html_path = path.with_suffix(".html")
     try:
         # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
@@ -133,12 +138,24 @@ def write_html_report(document: dict, path: Path) -> None:
         if exc.name not in OPTIONAL_FOR_HTML:
             raise
         print(f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
-              f"pip install -e . again); bench report --html {path} writes it later", file=sys.stderr)
+              f"pip install -e . again); bench report --html {escape(path)} writes it later{_remove_stale(html_path)}",
+              file=sys.stderr)
         return
     except UsageError as exc:
-        print(f"bench: HTML report not written: {exc}", file=sys.stderr)
+        print(f"bench: HTML report not written: {escape(exc)}{_remove_stale(html_path)}", file=sys.stderr)
         return
-    print(f"HTML report written to {html_path}", file=sys.stderr)
+    print(f"HTML report written to {escape(html_path)}", file=sys.stderr)
+
+
+def _remove_stale(html_path: Path) -> str:
+    """Remove an earlier report at ``html_path`` (a regular file or a link, never a link's target); what was done."""
+    if not (html_path.is_symlink() or html_path.is_file()):
+        return ""
+    try:
+        html_path.unlink()
+    except OSError as exc:
+        return f"; the earlier report {escape(html_path)} could not be removed ({exc.strerror}): it is not this run's"
+    return f"; the earlier report {escape(html_path)} was removed"
 
 
 def cmd_run(args) -> int:
@@ -219,7 +236,7 @@ def cmd_run(args) -> int:
                     entry["autoconfig"] = {"engine": chooser, **prepared.request.choice.to_json()}
                     settings[chooser] = prepared.settings
                 document["puzzles"].append(entry)
-                say(f"{entry['key']}: {cover.n_options} options, {cover.n_items} items")
+                say(f"{escape(entry['key'])}: {cover.n_options} options, {cover.n_items} items")
                 reasons = [] if args.no_static_check else prepared.reasons
                 if reasons:
                     rows = static_proof_rows(entry, specs, reasons)
@@ -249,10 +266,10 @@ def cmd_run(args) -> int:
     print(summary.table(document))
     print(summary.verdict(document))
     for message in dict.fromkeys(errors):
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     if path is not None:
         results.save(document, path)
-        print(f"results written to {path}", file=sys.stderr)
+        print(f"results written to {escape(path)}", file=sys.stderr)
         if not args.no_html:
             write_html_report(document, path)
     if interrupted:
@@ -260,5 +277,5 @@ def cmd_run(args) -> int:
         return signals.exit_status(stop)
     compared = [p for p in document["validation"] if p["kind"] != INPUT]
     for problem in compared:
-        print(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}", file=sys.stderr)
+        print(escape(f"{problem['kind'].upper()}: {problem['puzzle']}: {problem['message']}"), file=sys.stderr)
     return 1 if compared else 2 if errors else 0

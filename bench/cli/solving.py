@@ -270,7 +270,7 @@ def run(args) -> int:
         json.dump(documents, sys.stdout, indent=2)
         sys.stdout.write("\n")
     for message in errors + failed:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     if stop is not None:
         return signals.exit_status(stop)
     return exit_status(bool(errors), bool(failed), limited)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bench.comparison import summary
 from bench.comparison.report import RESOLUTION, compile_times, render_run
+from bench.text import escape
 
 
 def run_facts(document: dict) -> list[tuple[str, str]]:
@@ -46,7 +47,8 @@ def render_markdown(document: dict, source: str = "") -> str:
     out += [f"- {label}: {text}" for label, text in run_facts(document)]
     out += ["", "## Summary", "", summary.table(document, "github"), "", f"**{summary.verdict(document)}**", ""]
     if document["validation"]:
-        out += ["## Problems", ""] + [f"- **{p['kind']}** {p['puzzle']}: {p['message']}" for p in document["validation"]]
+        out += ["## Problems", ""] + [f"- **{p['kind']}** {escape(p['puzzle'])}: {escape(p['message'])}"
+                                      for p in document["validation"]]
     else:
         out += ["All engines that finished agree with each other and with the expected counts."]
     out += ["", "## Detail", "", render_run(document, "github"), ""]

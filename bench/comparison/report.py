@@ -17,6 +17,7 @@ import io
 import statistics
 
 from bench.comparison.tables import render_table
+from bench.text import csv_cell, escape
 
 FINISHED = ("solved", "limit")
 RESOLUTION = 0.01
@@ -84,13 +85,14 @@ def detail_rows(lines: list[dict], timeout) -> list[list]:
         if line["status"] == "timeout" and timeout:
             solve = f">{timeout:g}"
         out.append([
-            line["puzzle"], line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
+            escape(line["puzzle"]), line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
             + (f" on {line['workers']} workers" if line["workers"] != 1 else ""), line["status"],
             line["covers"], line["unique"], line["total"], solve,
             _seconds(line["best"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
             _seconds(line["worst"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
             "" if line["ratio"] is None else f"{line['ratio']:.2f}x" if line["ratio"] < 10 else f"{line['ratio']:.0f}x",
-            (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or line["message"][:60], line["check"],
+            (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or escape(line["message"][:60]),
+            line["check"],
         ])
     return out
 
@@ -117,12 +119,13 @@ def render_run(document: dict, fmt: str = "simple") -> str:
 
 
 def render_csv(document: dict) -> str:
-    """The summary as CSV, one line per puzzle and engine."""
+    """The summary as CSV, one line per puzzle and engine; a cell a spreadsheet would run as a formula is quoted."""
     buf = io.StringIO()
     fields = ["puzzle", "cover_hash", "engine", "variant", "workers", "status", "rounds", "covers", "unique", "total",
               "solve", "best", "worst", "compile", "ratio", "check", "message"]
     writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS + CONSTRAINT_KEYS], extrasaction="ignore")
     writer.writeheader()
     for line in summarize(document):
-        writer.writerow({**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS + CONSTRAINT_KEYS}})
+        row = {**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS + CONSTRAINT_KEYS}}
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buf.getvalue()

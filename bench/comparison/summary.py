@@ -30,6 +30,7 @@ import textwrap
 from bench.comparison.report import RESOLUTION, summarize
 from bench.comparison.tables import render_table
 from bench.comparison.validation import INPUT
+from bench.text import escape
 
 WIDTH = 120
 PUZZLE_WIDTH = 28
@@ -69,8 +70,8 @@ def cell(line: dict | None, timeout, first_mode: bool, with_spread: bool = True)
 
 
 def short_name(key: str, width: int = PUZZLE_WIDTH) -> str:
-    """A puzzle's key without ``.txt``, cut in the middle to ``width`` characters."""
-    name = key.replace(".txt", "")
+    """A puzzle's key without ``.txt``, control characters escaped, cut in the middle to ``width`` characters."""
+    name = escape(key.replace(".txt", ""))
     if len(name) <= width:
         return name
     half = (width - 1) // 2
@@ -190,7 +191,7 @@ def verdict(document: dict) -> str:
                      + f" (of {sum(wins.values())} puzzles timed above {RESOLUTION * 1000:g} ms by two engines or more)")
     elif ranked:
         parts.append(f"the fastest engine took under {RESOLUTION * 1000:g} ms on every puzzle: too short to rank")
-    inputs = sorted({p["puzzle"] for p in document.get("validation", []) if p["kind"] == INPUT})
+    inputs = sorted({escape(p["puzzle"]) for p in document.get("validation", []) if p["kind"] == INPUT})
     if inputs:
         parts.append(f"INPUT problems in {len(inputs)} file{'s' * (len(inputs) != 1)} ({', '.join(inputs[:4])}"
                      f"{', ...' if len(inputs) > 4 else ''}): not compared")
