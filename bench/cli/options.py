@@ -182,6 +182,11 @@ def parallel_options(args):
     # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
     from bench.parallel.runner import ParallelOptions
 
+    if args.cluster is not None:
+        # before any work: something else on the port (or nothing) is one line now, not a hang or a run of timeouts
+        from bench.parallel.executors import probe_scheduler
+
+        probe_scheduler(args.cluster)
     journal = getattr(args, "journal", None)
     if journal is not None:
         check_output(journal, "--journal", getattr(args, "files", None) or getattr(args, "paths", None) or ())

@@ -333,6 +333,61 @@ def open_append(path: str | Path, what: str = "output"):
         raise UsageError(f"{what} {path}: cannot write: {exc.strerror or exc}") from None
 
 
+def open_locked(path: str | Path, what: str = "output"):
+    """Open the regular file ``path`` for reading and writing (made if missing, never truncated), locked for good.
+
+    The lock (an exclusive ``flock``, held until the file is closed) keeps
+    a second process from writing the same file at once, as two split
+    runs on one journal would; where the platform has no ``flock`` the
+    file is opened without it.
+
+    Raises
+    ------
+    UsageError
+        When another process holds the lock (``PATH: another bench process
+        is using this ...``), or the file is refused (:func:`check_output`)
+        or cannot be opened.
+    """
+    path = Path(path)
+    refuse_special(path, what)
+    try:
+        _target(path).parent.mkdir(parents=True, exist_ok=True)
+        handle = os.fdopen(os.open(path, os.O_RDWR | os.O_CREAT, 0o666), "r+b")
+    except OSError as exc:
+        raise UsageError(f"{what} {path}: cannot write: {exc.strerror or exc}") from None
+    try:
+        import fcntl
+    except ImportError:
+        return handle
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        kind = what.lstrip("-").split("-")[-1]
+        raise UsageError(f"{what} {path}: another bench process is using this {kind}; wait for it to end, or give "
+                         f"another {what}") from None
+    return handle
+
+
+def is_locked(path: str | Path) -> bool:
+    """True while another process holds :func:`open_locked`'s lock on ``path``."""
+    try:
+        import fcntl
+    except ImportError:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 @contextmanager
 def exclusive_lock(path: str | Path):
     """Hold an exclusive ``flock`` on the file ``path`` (made if missing) for the block.
