@@ -161,7 +161,7 @@ def test_two_split_solves_on_one_journal_the_second_refused(tmp_path):
     import sys
     import time
 
-    from conftest import ROOT
+    from support import ROOT
 
     path = tmp_path / "tc.jsonl"
     argv = [sys.executable, "-m", "bench", "solve", "-q", "-w", "2", "--journal", str(path),
