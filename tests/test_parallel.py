@@ -357,33 +357,14 @@ def test_the_smallest_sub_problems_are_shared_out_and_weigh_the_same():
     assert cut["5/0"] == pytest.approx(3.0 / TAIL_SHARES)
 
 
-STOPPED_WORKER = """
-import multiprocessing, os, signal, sys, threading, time
-import bench
-from bench import Cover
-from bench.engines import Settings, get_engine
-from bench.parallel.runner import ParallelOptions, solve_parallel
-
-[puzzle] = bench.load(sys.argv[1])
-cover = Cover.from_puzzle(puzzle, redundancy=True)
-
-def stop_one():
-    while not multiprocessing.active_children():
-        time.sleep(0.01)
-    time.sleep(0.3)
-    os.kill(multiprocessing.active_children()[0].pid, signal.SIGSTOP)
-
-threading.Thread(target=stop_one, daemon=True).start()
-result = solve_parallel(cover, get_engine("dlx"), Settings(), ParallelOptions(workers=2, depth=2, stall_seconds=2))
-print(result.status.value, result.covers, result.unique, result.total)
-"""
-
-
 def test_a_stopped_worker_has_its_sub_problem_solved_again(tmp_path):
-    child = subprocess.run([sys.executable, "-c", STOPPED_WORKER, str(DEFS / "pentominoes_10x6.txt")], cwd=ROOT,
+    from support.abuse import STOPPED
+
+    # the abuse suite's script: a split run of 10x6 whose first worker is stopped (SIGSTOP) 0.3 s in
+    child = subprocess.run([sys.executable, "-c", STOPPED, str(DEFS / "pentominoes_10x6.txt"), "0.3"], cwd=ROOT,
                            capture_output=True, text=True, timeout=300)
     assert child.returncode == 0, child.stderr
-    assert child.stdout.split() == ["solved", "2339", "2339", "9356"]
+    assert child.stdout.split() == ["solved", "2339", "9356"]
     assert re.search(r"worker process \d+ stopped answering \(no heartbeat for 2 s\); its sub-problem is solved again",
                      child.stderr)
 
@@ -391,50 +372,25 @@ def test_a_stopped_worker_has_its_sub_problem_solved_again(tmp_path):
 # -- a cluster that is not one, workers running other code, workers that stop ------------------------------------
 
 
-class _Listener:
-    """A TCP server on loopback that is no Dask scheduler: ``reply`` is sent on connecting (None: it waits)."""
-
-    def __init__(self, reply: bytes | None):
-        import socket
-        import threading
-
-        self.socket = socket.socket()
-        self.socket.bind(("127.0.0.1", 0))
-        self.socket.listen(8)
-        self.address = f"tcp://127.0.0.1:{self.socket.getsockname()[1]}"
-        self.reply = reply
-        threading.Thread(target=self.serve, daemon=True).start()
-
-    def serve(self):
-        while True:
-            try:
-                conn, _ = self.socket.accept()
-            except OSError:
-                return
-            if self.reply is not None:
-                conn.sendall(self.reply)
-            self.held = conn
-
-    def close(self):
-        self.socket.close()
-
-
-@pytest.mark.parametrize("reply, fragment", [
-    (None, "not a Dask scheduler: no Dask handshake came within 1 s"),
-    (b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n", "not a Dask scheduler: it answered b'HTTP/1.1'"),
-    (b"\x10\x00\x00\x00\x00\x00\x00\x00" + b"\x00" * 16, "not a Dask scheduler: its greeting is no Dask handshake"),
+@pytest.mark.parametrize("behaviour, fragment", [
+    ("silent", "not a Dask scheduler: no Dask handshake came within 1 s"),
+    ("http 400", "not a Dask scheduler: it answered b'HTTP/1.1'"),
+    ("short length then junk", "not a Dask scheduler: its greeting is no Dask handshake"),
 ])
-def test_a_port_that_is_no_scheduler_is_refused_fast_and_clearly(reply, fragment):
+def test_a_port_that_is_no_scheduler_is_refused_fast_and_clearly(behaviour, fragment):
     pytest.importorskip("distributed")
+    import random
+
     from bench.errors import UsageError
     from bench.parallel import executors
+    from support.abuse import Endpoint
 
-    listener = _Listener(reply)
+    endpoint = Endpoint(behaviour, random.Random(0))
     try:
-        with pytest.raises(UsageError, match=re.escape(f"--cluster {listener.address}: {fragment}")):
-            executors.probe_scheduler(listener.address, seconds=1)
+        with pytest.raises(UsageError, match=re.escape(f"--cluster {endpoint.address}: {fragment}")):
+            executors.probe_scheduler(endpoint.address, seconds=1)
     finally:
-        listener.close()
+        endpoint.close()
 
 
 def test_run_and_solve_refuse_a_cluster_nobody_listens_at_before_any_work(capsys, tmp_path):
@@ -445,11 +401,15 @@ def test_run_and_solve_refuse_a_cluster_nobody_listens_at_before_any_work(capsys
     out, err = capsys.readouterr()
     assert err.startswith("--cluster tcp://127.0.0.1:1: cannot reach a Dask scheduler: ") and err.count("\n") == 1
     assert "all counts agree" not in out and not out_file.exists()
-    listener = _Listener(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+    import random
+
+    from support.abuse import Endpoint
+
+    endpoint = Endpoint("http 400", random.Random(0))
     try:
-        assert main(["solve", "-q", "--cluster", listener.address, str(DEFS / "pentominoes_20x3.txt")]) == 2
+        assert main(["solve", "-q", "--cluster", endpoint.address, str(DEFS / "pentominoes_20x3.txt")]) == 2
     finally:
-        listener.close()
+        endpoint.close()
     assert "not a Dask scheduler" in capsys.readouterr().err
 
 

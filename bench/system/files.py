@@ -210,10 +210,7 @@ def write_atomic(path: str | Path, data: str | bytes, what: str = "output", foll
     except OSError as exc:
         raise UsageError(f"{what} {path}: cannot write in {target.parent}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(raw)
-            f.flush()
-            os.fsync(f.fileno())
+        _write_durably(fd, raw)
         if os.path.isfile(target) and (follow or not target.is_symlink()):
             os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
         else:
@@ -227,6 +224,14 @@ def write_atomic(path: str | Path, data: str | bytes, what: str = "output", foll
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write_durably(fd: int, raw: bytes) -> None:
+    """Write ``raw`` to the new file open as ``fd`` and make it durable; ``fd`` is closed."""
+    with os.fdopen(fd, "wb") as f:
+        f.write(raw)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def create_new(path: Path, data: str | bytes, what: str = "output", siblings: tuple[str, ...] = ()) -> Path:
@@ -254,10 +259,7 @@ def create_new(path: Path, data: str | bytes, what: str = "output", siblings: tu
         except OSError as exc:
             raise UsageError(f"{what} {name}: cannot write: {exc.strerror or exc}") from None
         try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(raw)
-                f.flush()
-                os.fsync(f.fileno())
+            _write_durably(fd, raw)
         except OSError as exc:
             name.unlink(missing_ok=True)
             raise UsageError(f"{what} {name}: cannot write: {exc.strerror or exc}") from None

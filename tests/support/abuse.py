@@ -543,7 +543,7 @@ def _random_place(document: dict, rng: random.Random):
     return parent, key
 
 
-class _Endpoint:
+class Endpoint:
     """A loopback TCP server that is no Dask scheduler, in one of :data:`ENDPOINTS` ways."""
 
     def __init__(self, behaviour: str, rng: random.Random):
@@ -603,7 +603,7 @@ def foreign_endpoint(rng: random.Random, work: Path) -> str:
         address = "tcp://127.0.0.1:1"
         endpoint = None
     else:
-        endpoint = _Endpoint(behaviour, rng)
+        endpoint = Endpoint(behaviour, rng)
         address = endpoint.address
     try:
         probe_scheduler(address, seconds=0.5)
