@@ -207,7 +207,7 @@ def _check_fields(obj, fields: dict, where: str, path, part: str = "", required:
         good = _fits(value, allowed, (part, name) in POSITIVE, (part, name) in SIGNED) and (
             item is None or all(_fits(v, (item,)) for v in value))
         if not good:
-            expected = _kind(types) + (f" of {_kind(item)}s" if item else "")
+            expected = _kind(types) + (f" of {_kind(item).removeprefix('a ').removeprefix('an ')}s" if item else "")
             if isinstance(value, (int, float)) and not isinstance(value, bool) and isinstance(value, allowed):
                 expected += " above zero" if (part, name) in POSITIVE else " of zero or more"
             raise BenchError(f"{path}: {where}: the field '{name}' is {type(value).__name__} {value!r:.40}; "
