@@ -228,8 +228,15 @@ BAD = [
     (["solve", "--conf", "no/such.conf", P20], "--conf no/such.conf: cannot read it"),
     (["solve", "--conf"], "--conf needs a file name"),
     (["solve"], "the following arguments are required: FILE"),
-    (["solve", "--bogus", P20], "unrecognized arguments: --bogus"),
+    (["solve", "--bogus", P20], "unknown option --bogus (see bench solve --help)"),
+    (["solve", "--max-soluions", "2", P20], "unknown option --max-soluions (did you mean --max-solutions?)"),
+    (["solve", "-e", "filla", P20], "unknown engine 'filla' (did you mean fila?)"),
+    (["solve", "fila", P20], "no such file or directory: fila (to pick the engine, write -e fila)"),
+    (["solve", "-x", P20], "unknown option -x"),
+    (["solve", "--no", P20], "ambiguous option --no: it could be"),
     # bench run
+    (["run", "--timout", "1", P20], "bench run: error: unknown option --timout (did you mean --timeout?)"),
+    (["run", "-e", "dlx,filla", P20], "unknown engine 'filla' (did you mean fila?)"),
     (["run", "--timeout", "nan", P20], "--timeout: expected a finite number of seconds > 0"),
     (["run", "--timeout", "inf", P20], "finite number of seconds"),
     (["run", "--timeout", "1e400", P20], "finite number of seconds"),
@@ -275,9 +282,11 @@ BAD = [
     (["compare", "missing-a.json", "missing-b.json"], "no such file: missing-a.json"),
     (["compare", "--threshold", "nan", "a", "b"], "--threshold: expected a finite number >= 0"),
     (["compare", "--threshold", "-1", "a", "b"], "--threshold: expected a finite number >= 0"),
+    (["compare", P20, D44, "stray"], "bench compare: error: unexpected argument(s) after the others: stray"),
     # bench itself
-    ([], "the following arguments are required: command"),
-    (["bogus"], "invalid choice: 'bogus'"),
+    ([], "the following arguments are required: COMMAND"),
+    (["bogus"], "unknown command 'bogus'; expected one of"),
+    (["slove", P20], "unknown command 'slove' (did you mean solve?)"),
 ]
 
 

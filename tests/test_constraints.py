@@ -157,15 +157,11 @@ def _root_pass(cover, which):
     s = Search(cover, Settings(**{which: 1}), Limits())
     c = s.cons_args
     if which == "volume_filter":
-        n = cn.volume_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, s.opt_ptr,
-                                  s.opt_items, c.nb_ptr, c.nb, c.shape_size, c.region, c.vol, c.stack, c.counts,
-                                  c.reach, c.mark, c.rmark, c.out)
+        n = cn.volume_filter_pass(s.matrix, s.sparse, c)
     elif which == "parity_filter":
-        n = cn.parity_filter_pass(cover.n_cells, s.count, s.hi, s.size, s.sets, s.set_start, s.node_opt, c.opt_par,
-                                  c.opt_pstep, c.par_ok, c.cfg[cn.C_PAR_OFFSET], c.par_d[0], c.par_s[0], c.out)
+        n = cn.parity_filter_pass(s.matrix, s.sparse, c, c.par_d[0], c.par_s[0])
     else:
-        n = cn.fit_filter_pass(s.count, s.lo, s.hi, s.size, s.sets, s.loc, s.set_start, s.node_opt, s.opt_ptr,
-                               s.opt_items, c.dec, c.tstamp, c.ostamp, c.tlist, c.cfg, c.out)
+        n = cn.fit_filter_pass(s.matrix, s.sparse, c)
     return set(c.out[:n].tolist())
 
 

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import bench
 from bench.cli import main
 from bench.drawing.colours import luminance, piece_colours
-from bench.drawing.picture import draw
+from bench.drawing.geometry import UPWARDS, footprint
+from bench.drawing.picture import GLYPH, draw
+from bench.drawing.scene import to_svg
 from bench.drawing.solution import Solution
-from bench.drawing.svg import to_svg
 from bench.engines import Limits, Settings, get_engine
 from support import DEFS
 
@@ -24,7 +27,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 # (definition, lattice, drawn in 3-D)
 PUZZLES = [("dominoes_4x4.txt", "cubic", False), ("somacube.txt", "cubic", True), ("tetrahexes_4x7.txt", "hex", False),
            ("hexiamonds_6x6.txt", "triangle", False), ("polyspheres_tetrahedron_20.txt", "fcc", True),
-           ("hexprism_shader_triangle.txt", "hexprism", True)]
+           ("hexprism_shader_triangle.txt", "hexprism", True), ("polyspheres_square_pyramid_30.txt", "fcc", True)]
 
 
 def first_solutions(name: str, n: int):
@@ -54,20 +57,26 @@ def test_every_cell_is_one_shape_and_every_piece_one_colour(name, lattice, three
         root = ET.fromstring(to_svg(draw(solution)))
         assert root.tag == f"{SVG}svg" and float(root.get("width")) > 0 and float(root.get("height")) > 0
         cells = [el for el in root.iter() if el.get("class") == "cell"]
-        assert len(cells) == sum(len(p.cells) for p in solution.pieces) == cover.puzzle.n_open + sum(
-            len(p.cells) for p in solution.pieces if p.stationary)
+        stationary = {p.name for p in solution.pieces if p.stationary}
+        foot = footprint(lattice).fitted(np.vstack([p.cells for p in solution.pieces if not p.stationary]))
+        drawn = [p for p in solution.pieces if foot.shows_stationary or not p.stationary]
+        assert len(cells) == sum(len(p.cells) for p in drawn) == cover.puzzle.n_open + sum(
+            len(p.cells) for p in drawn if p.stationary)
         fills = cell_fills(root)
-        assert set(fills) == {p.name for p in solution.pieces}
+        assert set(fills) == {p.name for p in drawn}
         assert all(len(f) == 1 for f in fills.values()), "a piece drawn in two colours"
-        mobile = {name: f for name, f in fills.items() if name not in {p.name for p in solution.pieces if p.stationary}}
+        mobile = {name: f for name, f in fills.items() if name not in stationary}
         assert len({next(iter(f)) for f in mobile.values()}) == len(mobile), "two pieces share a colour"
         labels = {el.text for el in root.iter() if el.get("class") == "label"}
-        assert labels == set(mobile)
+        legend = {el.text for el in root.iter() if el.get("class") == "legend"}
+        # every piece named: in full, or by a label of its own that the legend gives in full
+        assert labels == set(mobile) if not legend else (legend == set(mobile) and len(labels) == len(mobile))
         view = [el for el in root.iter() if el.get("class") in ("face", "ball")]
         assert bool(view) == three_d
         if three_d:
-            layers = {el.text for el in root.iter() if el.get("class") == "caption"}
-            assert layers == {f"z = {z}" for z in range(cover.puzzle.dims[2])}
+            layers = sorted({foot.layer(c) for p in drawn for c in p.cells})
+            captions = {el.text for el in root.iter() if el.get("class") == "caption"}
+            assert captions == {foot.caption(k, len(layers)) for k in layers}
         fills_seen.append(fills)
     # the same piece has the same colour in every solution
     assert fills_seen[0] == fills_seen[1] == fills_seen[2]
@@ -174,6 +183,62 @@ def test_borders_are_the_edges_between_different_pieces_on_every_polygon_lattice
                     same += owner[tuple(n)] == owner[tuple(c)]
     borders = sum(el.get("class") == "border" for el in root.iter())
     assert borders == sides * len(cells) - pairs - same
+
+
+def layer_sizes(foot, cells) -> list[int]:
+    layers = [foot.layer(c) for c in cells]
+    return [layers.count(k) for k in sorted(set(layers))]
+
+
+@pytest.mark.parametrize("name,sizes,caption", [("polyspheres_tetrahedron_20.txt", [10, 6, 3, 1], "layer 1 (bottom)"),
+                                                ("polyspheres_square_pyramid_30.txt", [16, 9, 4, 1], "layer 1 (bottom)")])
+def test_spheres_are_drawn_by_the_layers_one_stacks(name, sizes, caption):
+    _, [solution] = first_solutions(name, 1)
+    cells = np.vstack([p.cells for p in solution.pieces if not p.stationary])
+    foot = footprint("fcc").fitted(cells)
+    assert layer_sizes(foot, cells) == sizes
+    root = ET.fromstring(to_svg(draw(solution)))
+    # the box's stationary balls are not part of the pile: only its own balls are drawn
+    assert sum(el.get("class") == "cell" for el in root.iter()) == sum(sizes)
+    assert caption in {el.text for el in root.iter() if el.get("class") == "caption"}
+
+
+@functools.cache
+def open_cells(name: str) -> np.ndarray:
+    _, [solution] = first_solutions(name, 1)
+    return np.vstack([p.cells for p in solution.pieces if not p.stationary])
+
+
+@settings(max_examples=40)
+@given(st.sampled_from(["polyspheres_tetrahedron_20.txt", "polyspheres_square_pyramid_30.txt"]),
+       st.integers(0, 47))
+def test_a_pile_of_balls_stands_the_same_however_the_file_turns_it(name, motion):
+    import bench.models.lattice as lattice
+
+    cells = open_cells(name)
+    turned = lattice.FCC.apply(motion, cells)
+    foot = footprint("fcc").fitted(turned)
+    assert layer_sizes(foot, turned) == layer_sizes(footprint("fcc").fitted(cells), cells)
+    assert tuple(foot.up) in UPWARDS
+    # touching balls of one layer are one diameter apart in the drawing, as they are in space
+    centres = {tuple(c): foot.centre(c) for c in turned.tolist()}
+    for c in turned.tolist():
+        for offset in lattice.FCC.offsets:
+            other = tuple(a + b for a, b in zip(c, offset))
+            if other in centres and foot.layer(other) == foot.layer(c):
+                assert np.linalg.norm(centres[other] - centres[tuple(c)]) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in PUZZLES] + ["polyspheres_tetrahedron_20.txt"])
+def test_every_label_fits_inside_its_cell(name):
+    _, [solution] = first_solutions(name, 1)
+    foot = footprint(solution.lattice)
+    root = ET.fromstring(to_svg(draw(solution)))
+    balls = [float(el.get("r")) for el in root.iter() if el.get("class") == "cell" and el.tag == f"{SVG}circle"]
+    room = 2 * min(balls) if balls else foot.label_width * foot.pixels
+    for el in root.iter():
+        if el.get("class") == "label":
+            assert GLYPH * float(el.get("font-size")) * len(el.text) <= room + 1e-6, el.text
 
 
 # -- --draw writes through the package's writer, bounded ------------------------------------------------------

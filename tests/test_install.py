@@ -11,7 +11,7 @@ import pytest
 import bench
 from bench.bundled import DEFS as BUNDLED
 from bench.cli import main
-from bench.cli.options import journal_dir
+from bench.cli.arguments import journal_dir
 from bench.engines import get_engine
 from bench.toolchain.cache import is_cached
 from support import DEFS, ROOT
@@ -30,8 +30,9 @@ def test_run_with_no_path_solves_the_bundled_quick_puzzles_from_anywhere(capsys,
     doc = json.loads((tmp_path / "run.json").read_text())
     keys = {p["key"] for p in doc["puzzles"]}
     assert status == 0
-    assert {"pentominoes_10x6.txt", "somacube.txt", "meteor.txt", "polyspheres_tetrahedron_20.txt"} <= keys
-    assert "tetriscube.txt" not in keys and "pentominoes_1s_18x5.txt" not in keys
+    assert {"pentominoes_10x6.txt", "somacube.txt", "hexiamonds_6x6.txt", "polyspheres_tetrahedron_20.txt"} <= keys
+    assert "tetriscube.txt" not in keys and "pentominoes_1s_18x5.txt" not in keys  # slow = true
+    assert "meteor.txt" not in keys and "hexominoes_rectangles.txt" not in keys  # quick = false
     solved = {r["puzzle"]: r["total"] for r in doc["rows"] if r["engine"] == "dlx"}
     assert solved["pentominoes_10x6.txt"] == 9356
     assert not list(tmp_path.glob("results*"))

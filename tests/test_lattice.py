@@ -346,7 +346,7 @@ def test_parity_only_where_there_is_a_two_colouring():
                     "C:name=b:layout=0 0 0\n~D")
     assert tri.has_parity and {s.name: s.parity for s in tri.shapes} == {"a": 1, "b": 1}
     assert parity_monitor(tri).target == tri.parity == 0
-    from bench.cli.facts import puzzle_facts
+    from bench.cli.output import puzzle_facts
 
     facts = puzzle_facts(hexes, Cover.from_puzzle(hexes))
     assert (facts["LATTICE"], facts["PUZZLE_PARITY"], facts["MAX_PARITY"]) == ("hex", "n/a", "n/a")

@@ -68,7 +68,7 @@ def test_the_callers_work_runs_while_the_workers_search(p10x6):
 
 def test_the_benchmark_reads_the_count_line_bench_solve_prints():
     from benchmarks.parallel import counted
-    from bench.cli.outcome import count_line
+    from bench.cli.output import count_line
     from bench.engines.protocol import Result, Status
 
     line = count_line("defs/a b.txt", Result(engine="fila", status=Status.SOLVED, covers=9839, unique=9839,

@@ -15,7 +15,7 @@ from tabulate import tabulate
 from bench.cli import main
 from bench.comparison import report, results, summary, tables
 from bench.comparison.compare import compare
-from bench.comparison.markdown import render_markdown
+from bench.comparison.pages import render_markdown
 from support import DEFS, ROOT
 
 ENGINES = ["dlx", "fila:f11/of=11/n0", "fila:f11/of=11/n", "cpsat", "sat:cadical195:totalizer", "ganak", "xcover"]
@@ -54,8 +54,56 @@ def test_the_summary_fits_120_columns_and_ends_in_one_verdict():
     assert max(map(len, text.splitlines())) <= 120
     assert "pentominoes_t" in text and "agreed" in text and "9/36" in text
     verdict = summary.verdict(doc)
-    assert verdict.startswith("2 puzzles, 7 engines: all counts agree; dlx fastest on 1")
-    assert "\n" not in verdict
+    # the dominoes' times all lie within a millisecond: only the diamond ranks
+    assert verdict == ("2 puzzles, 7 engines: counts agree on 2; dlx fastest on 1 of 2 puzzles two engines finished, "
+                       "1 too close to call")
+
+
+def one_engine_doc(expected: dict | None = None) -> dict:
+    """Three puzzles: fila alone finishes a, cpsat times out on b, and c is finished by both."""
+    doc = make_doc(engines=["fila", "cpsat"], times={"a.txt": {"fila": [0.5], "cpsat": ["timeout"]},
+                                                   "b.txt": {"fila": ["timeout"], "cpsat": ["timeout"]},
+                                                   "c.txt": {"fila": [0.1], "cpsat": [2.0]}})
+    for entry in doc["puzzles"]:
+        entry["expected"] = expected
+    return doc
+
+
+def test_fastest_counts_only_puzzles_two_engines_finished_and_open_puzzles_are_said():
+    g = summary.grid(one_engine_doc())
+    assert [r["check"] for r in g["rows"]] == ["unchecked", "open", "agreed"]
+    assert [r["fastest"] for r in g["rows"]] == [None, None, "fila"]
+    assert summary.verdict(one_engine_doc()) == ("3 puzzles, 2 engines: counts agree on 1, 1 open (no count yet), 1 "
+                                                 "unchecked; fila fastest on 1 of 1 raced; 3 timeouts")
+    assert summary.verdict(one_engine_doc(), width=200) == (
+        "3 puzzles, 2 engines: counts agree on 1, 1 open (no count yet), 1 with one source; fila fastest on 1 of 1 "
+        "puzzles two engines finished; 3 timeouts")
+
+
+def test_expected_counts_are_a_second_source():
+    doc = one_engine_doc({"unique": 9, "total": 36, "solvable": None})
+    assert [r["check"] for r in summary.grid(doc)["rows"]] == ["agreed", "open", "agreed"]
+    assert summary.verdict(doc).startswith("3 puzzles, 2 engines: counts agree on 2, 1 open (no count yet);")
+
+
+def test_a_run_that_compared_nothing_says_so():
+    doc = make_doc(engines=["fila"], times={"a.txt": {"fila": [0.5]}, "b.txt": {"fila": ["timeout"]}})
+    assert summary.verdict(doc) == ("2 puzzles, 1 engine: nothing was compared, 1 open (no count yet), 1 with one "
+                                    "source; 1 timeout")
+    empty = make_doc()
+    empty["puzzles"], empty["rows"] = [], []
+    assert summary.verdict(empty) == "0 puzzles, 7 engines: nothing was compared"
+
+
+def test_a_verdict_fits_120_columns_however_much_it_has_to_say():
+    names = {f"a_rather_long_puzzle_name_number_{k}.txt": {e: [0.5 + i] for i, e in enumerate(ENGINES)} for k in range(9)}
+    doc = make_doc(times=names)
+    for k, key in enumerate(names):
+        doc["validation"].append({"puzzle": key, "kind": "mismatch", "message": "covers disagree"})
+        doc["validation"].append({"puzzle": key, "kind": "error", "message": "x"})
+        doc["validation"].append({"puzzle": f"file{k}.txt", "kind": "input", "message": "bad"})
+    verdict = summary.verdict(doc)
+    assert len(verdict) <= 120 and verdict.startswith("9 puzzles, 7 engines: counts DISAGREE on 9 (")
 
 
 def test_times_under_the_resolution_are_neither_ranked_nor_divided():
@@ -67,7 +115,7 @@ def test_times_under_the_resolution_are_neither_ranked_nor_divided():
     md = render_markdown(doc)
     detail = md[md.index("## Detail"):]
     dominoes = [line for line in detail.splitlines() if line.startswith("| dominoes_4x4.txt")]
-    assert len(dominoes) == 7 and all(line.count("x |") == 0 for line in dominoes)
+    assert len(dominoes) == 7 and all(line.count("×") == 0 for line in dominoes)
     assert "<0.001" in summary.table(doc)
 
 
@@ -175,7 +223,7 @@ def test_bench_run_writes_the_html_report_beside_its_json(tmp_path, capsys):
     assert status == 0, err
     # the terminal gets the compact table and one verdict line
     assert out.splitlines()[0].split() == ["puzzle", "dlx", "sat", "unique/total", "counts"]
-    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines: all counts agree")
+    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines: counts agree on 2")
     doc = json.loads(out_file.read_text())
     assert all(p["solution"]["pieces"] for p in doc["puzzles"])
     page = (tmp_path / "run.html").read_text()
@@ -185,7 +233,7 @@ def test_bench_run_writes_the_html_report_beside_its_json(tmp_path, capsys):
 
 
 def test_bench_run_without_the_html_libraries_still_succeeds_and_says_how_to_get_them(tmp_path, capsys, monkeypatch):
-    import bench.comparison.html as html
+    import bench.comparison.pages as html
 
     def missing(documents):
         raise ModuleNotFoundError("No module named 'matplotlib'", name="matplotlib")
@@ -227,10 +275,76 @@ def test_tables_are_laid_out_as_tabulate_lays_them_out(table, fmt):
 def test_the_stored_runs_tables_are_tabulates(fmt):
     for name in ("fila-10x6.json", "all-engines.json"):
         doc = results.load(ROOT / "results" / name)
-        rows = report.detail_rows(report.summarize(doc), doc["options"].get("timeout"))
+        headers, rows = report.detail(doc)
         assert rows
-        assert report.render_run(doc, fmt) == tabulate(rows, headers=report.HEADERS, tablefmt=fmt,
-                                                       disable_numparse=True)
+        assert report.render_run(doc, fmt) == tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
+
+
+def detail_table(page: str) -> tuple[list[str], list[list[str]]]:
+    """The headers and cells of the HTML report's detail table."""
+    table = ET.fromstring(re.search(r'<table class="detail">.*?</table>', page, flags=re.S).group(0))
+    headers = [th.text for th in table.iter("th")]
+    rows = [[td.text or "" for td in tr.iter("td")] for tr in table.find("tbody")]
+    return headers, rows
+
+
+def html_of(doc: dict) -> str:
+    from bench.comparison.pages import render_html
+
+    return render_html([("run.json", doc)])
+
+
+def test_the_html_detail_keeps_whole_reasons_and_gives_every_time_its_unit():
+    pytest.importorskip("matplotlib")
+    doc = make_doc(times={"p.txt": {"dlx": [0.5], "sat": "timeout"}}, engines=["dlx", "sat"], timeout=2.0)
+    reason = "time limit: the solver was still searching when the run's timeout of two seconds came, so it stopped"
+    next(r for r in doc["rows"] if r["engine"] == "sat")["message"] = reason
+    page = html_of(doc)
+    headers, rows = detail_table(page)
+    # one round: no columns for the fastest and slowest round, which would stay empty
+    assert "fastest round" not in headers and "slowest round" not in headers
+    by_engine = {row[1]: dict(zip(headers, row)) for row in rows}
+    assert by_engine["sat"]["statistics or reason"] == reason
+    assert by_engine["sat"]["median"] == ">2 s" and by_engine["dlx"]["median"] == "0.5 s"
+    # the summary table's times carry their unit too
+    summary_cells = re.findall(r'<td class="cell[^"]*">([^<]*)</td>', page)
+    assert summary_cells == ["0.5 s", "&gt;2 s"]
+    # the detail and the per-puzzle search profiles are folded, so the first screens stay readable
+    assert re.search(r"<details><summary>\d+ rows", page) and "<details><summary>p.txt</summary>" in page
+
+
+def test_the_html_detail_shows_the_rounds_range_when_there_were_rounds():
+    pytest.importorskip("matplotlib")
+    doc = make_doc(engines=["dlx", "fila"], times={"a.txt": {"dlx": [1.0, 1.2, 1.1], "fila": [2.0, 2.0, 2.0]}},
+                   rounds=3)
+    headers, rows = detail_table(html_of(doc))
+    dlx = dict(zip(headers, rows[0]))
+    assert (dlx["median"], dlx["fastest round"], dlx["slowest round"]) == ("1.1 s", "1 s", "1.2 s")
+
+
+def marker_positions(svg: ET.Element, axes: str) -> list[tuple[float, float]]:
+    """Where matplotlib placed the data markers of one axes (``axes_1``...) of an SVG plot."""
+    group = svg.find(f".//{{*}}g[@id='{axes}']")
+    return [(float(use.get("x")), float(use.get("y"))) for line in group.findall("{*}g")
+            if (line.get("id") or "").startswith("line2d") for use in line.iter("{http://www.w3.org/2000/svg}use")]
+
+
+def test_timeouts_are_drawn_side_by_side_never_stacked_at_the_timeout():
+    pytest.importorskip("matplotlib")
+    engines = ["dlx", "fila", "cpsat", "sat", "ganak", "xcover", "exact-cover"]
+    times = {f"p{k}.txt": {e: [0.01 * (k + 1)] if e in ("dlx", "fila") else "timeout" for e in engines} for k in range(4)}
+    doc = make_doc(times=times, engines=engines, timeout=1.0)
+    time_svg, _, size_svg = [svg for svg in svgs_of(html_of(doc)) if svg.find(".//{*}g[@id='axes_1']") is not None][:3]
+    stopped = marker_positions(time_svg, "axes_2")
+    assert len(stopped) == 4 * 5
+    gaps = [((x1 - x2) ** 2 + (y1 - y2) ** 2) ** 0.5 for i, (x1, y1) in enumerate(stopped) for x2, y2 in stopped[i + 1:]]
+    assert min(gaps) > 5.5  # apart by more than a marker (5.5 pt): none covers another
+    texts = " ".join(t.text or "" for t in time_svg.iter("{http://www.w3.org/2000/svg}text"))
+    assert "timed out" in texts and "bars" not in texts  # one round: no bars, so no word of them
+    # the size plot shows finished solves only: no timeouts piled up at the timeout, no annotation over them
+    assert len(marker_positions(size_svg, "axes_1")) == 4 * 2
+    assert "timeout" not in " ".join(t.text or "" for t in size_svg.iter("{http://www.w3.org/2000/svg}text")
+                                     if "time plot" not in (t.text or ""))
 
 
 # -- reports and compare check the rows themselves -------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from bench import engines
 from bench.comparison import report, results
-from bench.comparison.markdown import render_markdown
+from bench.comparison.pages import render_markdown
 from bench.cli import main
 from support import DATA, DEFS
 
@@ -88,8 +88,9 @@ def test_crash_timeout_and_missing_library_each_get_a_status(capsys, tmp_path, f
 def test_rounds_are_interleaved_and_first_mode_finds_one(capsys, tmp_path):
     nowhere = tmp_path / "nowhere.txt"
     nowhere.write_text("D:xDim=3:yDim=1:zDim=1\nC:name=V:layout=0 0 0, 1 0 0, 0 1 0\n~D\n")
+    # a timeout wide enough for a loaded machine (each first solution takes well under a second when idle)
     status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,cpsat:2,sat", "--rounds", "2", "--mode", "first",
-                                "--no-static-check", str(DEFS / "pentominoes_20x3.txt"), str(nowhere))
+                                "--timeout", "60", "--no-static-check", str(DEFS / "pentominoes_20x3.txt"), str(nowhere))
     assert status == 0, err
     first_round = [r["engine"] for r in doc["rows"] if r["puzzle"] == "pentominoes_20x3.txt"]
     assert first_round == ["dlx", "cpsat:2", "sat", "cpsat:2", "sat", "dlx"]
@@ -102,7 +103,7 @@ def test_rounds_are_interleaved_and_first_mode_finds_one(capsys, tmp_path):
         times = [r["solve"] for r in doc["rows"] if (r["puzzle"], r["engine"]) == ("pentominoes_20x3.txt", engine)]
         line = lines["pentominoes_20x3.txt", engine]
         assert (line["solve"], line["best"]) == (sum(times) / 2, min(times))
-    assert "| best s " in render_markdown(doc)
+    assert "| fastest round " in render_markdown(doc) and "| slowest round " in render_markdown(doc)
 
 
 def test_statically_unsolvable_puzzles_are_reported_without_search(capsys, tmp_path):
@@ -172,7 +173,7 @@ def test_a_timed_out_split_solve_leaves_no_worker_behind():
     import bench
     from bench.models.cover import Cover
     from bench.parallel.runner import ParallelOptions
-    from bench.comparison.isolated import solve_isolated
+    from bench.comparison.rounds import solve_isolated
 
     [puzzle] = bench.load(DEFS / "tetriscube.txt")
     me = psutil.Process()
@@ -270,3 +271,83 @@ def test_puzzles_of_the_same_file_name_keep_keys_of_their_own(capsys, tmp_path):
     status, out, err, doc = run(capsys, tmp_path, "-e", "dlx", str(tmp_path / "b" / "puz.txt"),
                                 str(tmp_path / "b" / "." / "puz.txt"))
     assert status == 0 and [p["key"] for p in doc["puzzles"]] == ["puz.txt"] and len(doc["rows"]) == 1
+
+
+def test_the_picture_is_the_solution_an_engine_sent_back_so_nothing_is_solved_twice(capsys, tmp_path, monkeypatch):
+    from bench.engines.dlx import DlxEngine
+    from bench.engines.xcover import XcoverEngine
+
+    pytest.importorskip("xcover")
+    calls = []
+    real = XcoverEngine.solve
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.name)
+        return real(self, *args, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("bench run solved the puzzle again in DLX to draw it")
+
+    # patched before the children are forked, so a solve in the child or in the parent would be seen
+    monkeypatch.setattr(XcoverEngine, "solve", counted)
+    monkeypatch.setattr(DlxEngine, "solve", refused)
+    status, _, err, doc = run(capsys, tmp_path, "-e", "xcover,exact-cover", "--timeout", "60", str(DEFS / "somacube.txt"))
+    assert status == 0, err
+    assert calls == []  # xcover solved in its child only: the parent never ran an engine
+    [entry] = doc["puzzles"]
+    pieces = entry["solution"]["pieces"]
+    assert sorted(c for p in pieces for c in map(tuple, p["cells"])) == sorted(
+        (x, y, z) for x in range(3) for y in range(3) for z in range(3))
+    # an engine that only counts sends no solution back, and the run says why there is no picture
+    status, _, err, doc = run(capsys, tmp_path, "-e", "exact-cover", "--timeout", "60", str(DEFS / "somacube.txt"))
+    assert status == 0, err
+    [entry] = doc["puzzles"]
+    assert "solution" not in entry and "counting engines" in entry["solution_note"]
+
+
+EVERY_ENGINE = "dlx,fila,cpsat,sat,ganak,xcover,exact-cover"
+
+
+def test_a_run_prints_the_table_and_the_verdict_only_and_no_line_over_120_columns(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    paths = [str(DEFS / name) for name in ("pentominoes_20x3.txt", "dominoes_4x4.txt", "hexominoes_rectangles.txt")]
+    status = main(["run", "--no-save", "-e", EVERY_ENGINE, "--timeout", "1", *paths])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert err == ""  # no bar without a terminal, no warning, no line per engine
+    lines = out.splitlines()
+    # header, rule, 8 puzzles (6 rectangles of hexominoes in one file), verdict
+    assert len(lines) == 11 and lines[-1].startswith("8 puzzles, 7 engines: counts agree on 8")
+    assert max(map(len, lines)) <= 120 and lines[0].split()[1:8] == EVERY_ENGINE.split(",")
+
+
+def test_verbose_lines_are_words_within_120_columns_and_a_timed_out_row_counts_nothing(capsys, tmp_path):
+    # DLX counts the 10x6 in about a second; CP-SAT needs minutes
+    status, out, err, doc = run(capsys, tmp_path, "-v", "--no-html", "-e", "dlx,cpsat", "--timeout", "8",
+                                str(DEFS / "pentominoes_10x6.txt"), str(DEFS / "hexominoes_rectangles.txt"))
+    assert status == 0, err
+    lines = out.splitlines() + err.splitlines()
+    assert max(map(len, lines)) <= 120
+    assert not any(word in line for line in lines for word in ("None", "nan", "covers="))
+    assert "pentominoes_10x6.txt: " in err and "  dlx            round 1: solved   " in err
+    assert err.count("unsolvable without search: parity: ") == 6
+    [cpsat] = rows_of(doc, "cpsat")[:1]
+    assert cpsat["status"] == "timeout" and cpsat["unique"] is None and cpsat["total"] is None
+
+
+def test_the_quick_run_leaves_out_the_engines_a_puzzle_marks_slow(capsys, tmp_path):
+    (tmp_path / "a.txt").write_text((DEFS / "tetrahexes_4x7.txt").read_text())
+    (tmp_path / "b.txt").write_text((DEFS / "dominoes_4x4.txt").read_text())
+    (tmp_path / "expected.toml").write_text(
+        '["a.txt"]\nslow_engines = ["sat"]\nunique_mirror = 9\ntotal = 18\ngroup_mirror = 2\nsymmetry = "x"\n'
+        'source = "a test"\n\n["b.txt"]\nquick = false\nunique_mirror = 9\ntotal = 36\ngroup_mirror = 8\n'
+        'symmetry = "x"\nsource = "a test"\n')
+    status, out, err, doc = run(capsys, tmp_path, "--skip-slow", "--no-html", "-e", "dlx,sat", str(tmp_path))
+    assert status == 0, err
+    assert [p["key"] for p in doc["puzzles"]] == ["a.txt"]  # b.txt: quick = false
+    [sat] = rows_of(doc, "sat")
+    assert sat["status"] == "skipped" and "slow_engines" in sat["message"]
+    assert [line.split()[2] for line in out.splitlines() if line.startswith("a ")] == ["slow"]
+    # without --skip-slow (a path given, as here) every engine runs on every puzzle
+    status, out, err, doc = run(capsys, tmp_path, "--no-html", "-e", "dlx,sat", str(tmp_path))
+    assert status == 0 and {r["status"] for r in doc["rows"]} == {"solved"} and len(doc["puzzles"]) == 2

@@ -203,3 +203,55 @@ def test_fila_traces_as_dlx_does(capsys):
         status, out, _ = run(capsys, "-e", "fila", "-r", "-f", "11", "-t", k, "-q", str(DEFS / "pentominoes_20x3.txt"))
         counts.append(out.count("END TRACE\n"))
     assert counts[0] - counts[1] == 2 * int(info["FITS[11]"])
+
+
+def test_a_terminal_gets_the_first_few_solutions_and_the_count_a_pipe_or_all_gets_every_one(capsys, monkeypatch):
+    from bench.cli.solve import SHOWN
+
+    p20 = str(DEFS / "pentominoes_20x3.txt")  # 8 solutions without the redundancy filter
+    status, out, err = run(capsys, p20)
+    assert status == 0 and out.count("# --- SOLUTION") == 8 and "printed" not in err
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    status, out, err = run(capsys, p20)
+    assert status == 0 and out.count("# --- SOLUTION") == SHOWN < 8
+    assert f"pentominoes_20x3.txt: {SHOWN} of 8 solutions printed (--all prints them all)" in err
+    assert "8 covers, 2 unique, 8 total" in err
+    status, out, err = run(capsys, "--all", p20)
+    assert status == 0 and out.count("# --- SOLUTION") == 8 and "printed" not in err
+
+
+def planted(tmp_path, total: int):
+    """dominoes_4x4 beside an expected.toml that records ``total`` solutions (36 is right)."""
+    (tmp_path / "d.txt").write_text((DEFS / "dominoes_4x4.txt").read_text())
+    (tmp_path / "expected.toml").write_text(f'["d.txt"]\nunique_mirror = 9\ntotal = {total}\ngroup_mirror = 8\n'
+                                            'symmetry = "the square"\nsource = "a test"\n')
+    return str(tmp_path / "d.txt")
+
+
+@pytest.mark.parametrize("engine", ["dlx", "fila", "sat"])
+def test_counts_that_disagree_with_expected_toml_exit_1(capsys, tmp_path, engine):
+    status, out, err = run(capsys, "-q", "-i", "-e", engine, planted(tmp_path, 37))
+    assert status == 1
+    assert "EXPECTED_TOTAL=37" in out and "TOTAL=36" in out and "EXPECTED_CHECK=mismatch" in out
+    assert f"MISMATCH: {tmp_path / 'd.txt'}: {engine} reports total=36, expected 37" in err
+
+
+def test_counts_that_agree_with_expected_toml_say_so(capsys, tmp_path):
+    status, out, _ = run(capsys, "-q", "-i", planted(tmp_path, 36))
+    assert status == 0 and "EXPECTED_CHECK=agreed" in out
+    status, out, _ = run(capsys, "-q", "--json", planted(tmp_path, 36))
+    assert status == 0 and json.loads(out)[0]["result"]["expected_check"] == "agreed"
+    # partial assemblies are not solutions: nothing to compare
+    status, out, _ = run(capsys, "-q", "-i", "-g", "2", planted(tmp_path, 37))
+    assert status == 0 and "EXPECTED_CHECK" not in out
+
+
+def test_a_search_cut_short_does_not_count_unique_and_total(capsys):
+    meteor = str(DEFS / "meteor.txt")
+    status, out, err = run(capsys, "-q", "-i", "--max-solutions", "2", meteor)
+    assert status == 0
+    assert "meteor.txt: 2 covers (unique and total not counted) in" in err
+    assert "SOLUTIONS=2" in out and "\nUNIQUE=" not in out and "\nTOTAL=" not in out and "EXPECTED_CHECK" not in out
+    status, out, err = run(capsys, "-q", "--json", "--max-solutions", "2", meteor)
+    result = json.loads(out)[0]["result"]
+    assert (result["covers"], result["unique"], result["total"], result["partial"]) == (2, None, None, True)

@@ -60,11 +60,29 @@ def test_commands_that_solve_nothing_load_no_solver_and_no_compiler(argv):
     assert modules & {*SOLVERS, *REPORTING, *NATIVE} == set()
 
 
-@pytest.mark.parametrize("argv", [("--help",), ("--version",), ("solve", "--help")], ids=" ".join)
-def test_help_loads_not_even_numpy(argv):
+@pytest.mark.parametrize("argv", [("--help",), ("--version",)], ids=" ".join)
+def test_help_loads_not_even_numpy_nor_a_commands_module(argv):
     status, modules = loaded(*argv)
     assert status == 0
-    assert "numpy" not in modules
+    assert modules & {"numpy", "multiprocessing", "ctypes"} == set()
+    full = loaded_names(*argv)
+    assert {name for name in full if name.startswith("bench.cli.")} == {"bench.cli.syntax"}
+
+
+def loaded_names(*argv: str) -> set[str]:
+    """Every module (full names) imported by ``bench ARGV`` in a fresh interpreter."""
+    proc = subprocess.run([sys.executable, "-c", FULL_NAMES, *argv], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+    return set(json.loads(proc.stderr.strip().splitlines()[-1])["modules"])
+
+
+@pytest.mark.parametrize("command, family", [("solve", "solve"), ("estimate", "solve"), ("run", "run"),
+                                             ("info", "info"), ("check", "info"), ("report", "report"),
+                                             ("compare", "report")])
+def test_a_command_imports_its_own_familys_module_only(command, family):
+    commands = {name for name in loaded_names(command, "--help") if name.startswith("bench.cli.")}
+    assert f"bench.cli.{family}" in commands
+    assert commands & {f"bench.cli.{other}" for other in ("solve", "run", "info", "report")} == {f"bench.cli.{family}"}
 
 
 @pytest.mark.parametrize("engine", ["fila", "dlx"])
@@ -98,20 +116,20 @@ def test_the_collector_waits_for_the_first_solve_and_then_runs_again(capsys):
     from support import DEFS
 
     seen = []
-    from bench.cli import solving
+    from bench.cli import solve
 
-    real = solving.solve_guarded
+    real = solve.solve_guarded
 
     def watched(*args, **kwargs):
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    solving.solve_guarded = watched
+    solve.solve_guarded = watched
     try:
         assert main(["solve", "-q", "-e", "fila", str(DEFS / "pentominoes_20x3.txt"),
                      str(DEFS / "pentominoes_20x3.txt")]) == 0
     finally:
-        solving.solve_guarded = real
+        solve.solve_guarded = real
         gc.unfreeze()
     assert seen == [False, True] and gc.isenabled()
 

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -68,6 +69,59 @@ def test_every_stop_signal_gives_partial_counts_a_warning_and_128_plus_its_numbe
     name = signal.Signals(signum).name
     assert re.search(rf"warning: .*pentominoes_1s_18x5.txt: {name}.* stopped the search; the counts are partial", err)
     assert "(dlx, interrupted, partial)" in err and "Traceback" not in err
+
+
+# the libraries these engines call see no signal in their native code; they solve in a child process that is killed
+HELD_IN_A_CHILD = ["ganak", "exact-cover", "cpsat", "sat", "xcover"]
+
+
+def wait_for_a_child(pid: int, timeout: float = 120) -> None:
+    """Return once process ``pid`` has a child process (Linux's /proc), i.e. once it has forked its search."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                # pid (comm) state ppid ...: the name may hold blanks and parentheses, the rest does not
+                if int(stat.read_text().rpartition(")")[2].split()[1]) == pid:
+                    return
+            except (OSError, ValueError, IndexError):
+                continue
+        time.sleep(0.05)
+    raise AssertionError(f"process {pid} started no child in {timeout} s")
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the search's process in /proc")
+@pytest.mark.parametrize("engine, signum", [(e, signal.SIGTERM) for e in HELD_IN_A_CHILD] + [("ganak", signal.SIGINT)])
+def test_engines_whose_library_cannot_be_interrupted_stop_at_a_signal_all_the_same(engine, signum):
+    # minutes to hours for each of them (ganak's count never ended in 10 minutes): still searching when signalled
+    proc = start_solve("-q", "-e", engine, str(SLOW_SEARCH))
+    wait_for_a_child(proc.pid)
+    proc.send_signal(signum)
+    out, err = finish(proc)
+    assert proc.returncode == 128 + signum, err
+    assert f"({engine}, interrupted, partial)" in err and "Traceback" not in err
+    assert f"{signal.Signals(signum).name}" in err and "stopped the search" in err
+
+
+def test_a_call_held_in_a_child_relays_what_it_hands_over_in_order_and_needs_no_deadline():
+    from bench.system.processes import call_with_deadline
+
+    seen = []
+
+    def count(n, forward):
+        for k in range(n):
+            forward(k, os.getpid())
+        return os.getpid()
+
+    child = call_with_deadline(count, None, 50, relay=lambda k, pid: seen.append((k, pid)))
+    assert child != os.getpid()
+    assert [k for k, _ in seen] == list(range(50)) and {pid for _, pid in seen} == {child}
+
+
+def test_a_library_engine_in_its_child_still_hands_every_solution_to_the_caller(capsys):
+    assert main(["solve", "--json", "--solutions", "-e", "xcover", str(DEFS / "pentominoes_20x3.txt")]) == 0
+    [doc] = json.loads(capsys.readouterr().out)
+    assert doc["result"]["covers"] == 8 and len(doc["solutions"]) == 8
 
 
 def test_ctrl_c_after_thousands_of_solutions_leaves_every_one_printed(tmp_path):
@@ -236,8 +290,9 @@ def test_sigusr1_in_a_split_run_prints_the_counts_of_the_finished_sub_problems(t
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_bench_run_stops_on_sigterm_and_sighup_keeping_the_finished_puzzles(tmp_path, signum):
     out_file = tmp_path / "run.json"
-    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", "-e", "dlx", "--timeout", "120", "--output-file",
-                             str(out_file), str(DEFS / "pentominoes_20x3.txt"), str(SLOW_SEARCH)],
+    # -v: a line for each puzzle, so the test knows when the slow one has started
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "run", "-v", "-e", "dlx", "--timeout", "120",
+                             "--output-file", str(out_file), str(DEFS / "pentominoes_20x3.txt"), str(SLOW_SEARCH)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for_line(proc.stderr, r"pentominoes_1s_18x5.txt: \d+ options")
     time.sleep(1)
@@ -301,10 +356,11 @@ def test_engines_that_cannot_be_interrupted_are_killed_at_the_limit_not_half_a_s
 
     asked = []
 
-    def record(function, seconds, *args):
+    def record(function, seconds, relay):
         asked.append(seconds)
-        return function(*args)
+        return function(relay)
 
     monkeypatch.setattr(deadline, "call_with_deadline", record)
-    deadline.solve_within_limit(None, lambda cover, limits: "solved", None, Limits(time_limit=0.5))
+    assert deadline.solve_within_limit(None, lambda cover, limits, sink: "solved", None, Limits(time_limit=0.5),
+                                       None) == "solved"
     assert asked and asked[0] - 0.5 <= 0.05

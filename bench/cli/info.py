@@ -6,15 +6,31 @@ import json
 import sys
 from pathlib import Path
 
-from bench.cli.options import add_memory_argument, add_mirror_argument, add_redundancy_arguments, memory_limit
-from bench.cli.values import definition_path
+from bench.cli.arguments import (add_memory_argument, add_mirror_argument, add_redundancy_arguments, definition_path,
+                                 memory_limit)
+from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
+from bench.cli.output import format_facts, puzzle_facts
+from bench.cli.syntax import suggestion
+from bench.engines import engine_names
 from bench.errors import BenchError
+from bench.models.definition import parse_file
+from bench.models.diagnose import unsolvable_reasons
+from bench.models.expected import FILE_NAME, expected_for, read_expected
+from bench.session.prepare import Request, prepare, redundancy_argument
 from bench.text import escape
 
 
-def add_parsers(sub) -> None:
-    """Register ``info`` and ``check``."""
-    info = sub.add_parser("info", help="print puzzle facts as KEY=value lines (polycube -i, before the search)")
+def add_parser(sub, name: str, help: str) -> None:
+    """Register ``info`` or ``check`` (``name``)."""
+    if name == "check":
+        check = sub.add_parser("check", help=help)
+        check.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
+                           help="definition files or directories (searched for *.txt)")
+        add_mirror_argument(check)
+        add_memory_argument(check)
+        check.set_defaults(func=cmd_check)
+        return
+    info = sub.add_parser("info", help=help)
     info.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
                       help="definition files or directories; - reads standard input")
     add_redundancy_arguments(info, default="#")
@@ -23,21 +39,9 @@ def add_parsers(sub) -> None:
     add_memory_argument(info)
     info.set_defaults(func=cmd_info)
 
-    check = sub.add_parser("check", help="parse and encode definitions without solving and list the errors")
-    check.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
-                       help="definition files or directories (searched for *.txt)")
-    add_mirror_argument(check)
-    add_memory_argument(check)
-    check.set_defaults(func=cmd_check)
-
 
 def cmd_info(args) -> int:
     """``bench info``: the facts polycube's ``-i`` prints before a search."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.cli.facts import format_facts, puzzle_facts
-    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.session.prepare import Request, prepare, redundancy_argument
-
     errors: list[str] = []
     results = []
     request = Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
@@ -64,10 +68,6 @@ def cmd_info(args) -> int:
 
 def check_expected_file(directory: str) -> list[str]:
     """Problems with the entries of a directory's ``expected.toml``."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.models.definition import parse_file
-    from bench.models.expected import FILE_NAME, read_expected
-
     problems = []
     try:
         recorded, bad = read_expected(directory)
@@ -78,6 +78,9 @@ def check_expected_file(directory: str) -> list[str]:
         name, _, index = key.partition("#")
         target = Path(directory) / name
         where = f"{Path(directory) / FILE_NAME}: [\"{key}\"]"
+        for engine in recorded[key].slow_engines:
+            if engine not in engine_names():
+                problems.append(f"{where}: slow_engines names '{engine}', not an engine{suggestion(engine, engine_names())}")
         if not target.is_file():
             problems.append(f"{where} names a file that does not exist")
             continue
@@ -92,12 +95,6 @@ def check_expected_file(directory: str) -> list[str]:
 
 def cmd_check(args) -> int:
     """``bench check``: parse and encode without solving; static proofs and ``expected.toml`` problems."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.cli.inputs import definition_files, load_puzzles, puzzle_error
-    from bench.models.diagnose import unsolvable_reasons
-    from bench.models.expected import expected_for
-    from bench.session.prepare import Request, prepare
-
     errors: list[str] = []
     directories = set()
     for path in definition_files(args.paths):

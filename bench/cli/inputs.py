@@ -1,4 +1,10 @@
-"""Turning command-line paths into puzzles, collecting errors instead of stopping."""
+"""From the words of a command line to puzzles and what to prepare them with.
+
+:func:`definition_files` expands directories, :func:`load_puzzles` parses
+each file and records errors instead of stopping (one bad file never hides
+the others), and :func:`request_from` turns the shared filter options into
+the :class:`~bench.session.prepare.Request` every puzzle is prepared with.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +12,11 @@ import os
 import time
 from pathlib import Path
 
+from bench.cli.arguments import memory_limit
 from bench.errors import BenchError, DefinitionError, UsageError
 from bench.models.definition import parse_file
 from bench.models.puzzle import Puzzle
+from bench.session.prepare import Request, redundancy_argument
 
 
 def load_puzzles(path: str, errors: list[str], mirror: bool = False):
@@ -94,3 +102,14 @@ def distinct_files(files: list[str]) -> list[str]:
 def puzzle_error(puzzle, error: BenchError) -> str:
     """The one line of an error about a puzzle: a definition error names its own ``path:line``, others get the puzzle's name."""
     return str(error) if isinstance(error, DefinitionError) else f"{puzzle.name}: {error}"
+
+
+def request_from(args, settings=None, tuned: bool = True):
+    """The :class:`~bench.session.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
+    asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
+    on = {name: value not in (None, 0) for name, value in asked.items()}
+    kwargs = {} if settings is None else {"settings": settings}
+    return Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
+                   redundancy_first=getattr(args, "redundancy_first", False), volume=on["volume"],
+                   parity=on["parity"], fit_rounds=args.fit_rounds if on["fit"] else None, tuned=tuned,
+                   max_memory=memory_limit(args), **kwargs)

@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import sys
 
-from bench.cli.options import add_moved_o
-from bench.cli.values import existing_file, fraction, output_file
+from bench.cli.arguments import add_moved_o, existing_file, fraction, output_file
+from bench.comparison import report, results
+from bench.comparison.compare import compare
+from bench.comparison.pages import render_markdown
 from bench.system.files import check_output, write_atomic
 from bench.text import escape
 
 
-def add_parsers(sub) -> None:
-    """Register ``report`` and ``compare``."""
-    rep = sub.add_parser("report", help="render stored result files as Markdown, HTML or CSV; runs no solver")
+def add_parser(sub, name: str, help: str) -> None:
+    """Register ``report`` or ``compare`` (``name``)."""
+    if name == "compare":
+        cmp = sub.add_parser("compare", help=help)
+        cmp.add_argument("before", type=existing_file, metavar="A")
+        cmp.add_argument("after", type=existing_file, metavar="B")
+        cmp.add_argument("--threshold", type=fraction, default=0.1,
+                         help="relative change counted as noise (default 0.1)")
+        cmp.set_defaults(func=cmd_compare)
+        return
+    rep = sub.add_parser("report", help=help)
     rep.add_argument("results", nargs="+", type=existing_file, metavar="RESULT", help="result files written by bench run")
     form = rep.add_mutually_exclusive_group()
     form.add_argument("--csv", action="store_true", help="CSV instead of Markdown")
@@ -23,27 +33,17 @@ def add_parsers(sub) -> None:
     add_moved_o(rep)
     rep.set_defaults(func=cmd_report)
 
-    cmp = sub.add_parser("compare", help="what differs between two runs, and what got faster or slower")
-    cmp.add_argument("before", type=existing_file, metavar="A")
-    cmp.add_argument("after", type=existing_file, metavar="B")
-    cmp.add_argument("--threshold", type=fraction, default=0.1, help="relative change counted as noise (default 0.1)")
-    cmp.set_defaults(func=cmd_compare)
-
 
 def cmd_report(args) -> int:
     """``bench report``: Markdown, HTML or CSV of result files; 1 when the rows of one disagree (a MISMATCH)."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.comparison import report, results
-    from bench.comparison.markdown import render_markdown
-
     if args.output is not None:
         check_output(args.output, "--output-file", args.results)
     documents = [(path, results.load(path)) for path in args.results]
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)
     elif args.html:
-        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-        from bench.comparison.html import render_html
+        # lazy: the HTML report draws with matplotlib, which only --html loads
+        from bench.comparison.pages import render_html
 
         text = render_html(documents)
     else:
@@ -63,10 +63,6 @@ def mismatches(document: dict) -> list[dict]:
 def cmd_compare(args) -> int:
     """``bench compare``: what differs between the runs, then what got faster or slower; exit 1 when a count changed
     or either run's rows disagree among themselves."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.comparison import results
-    from bench.comparison.compare import compare
-
     before, after = results.load(args.before), results.load(args.after)
     table, counts_changed = compare(before, after, args.threshold)
     print(table)

@@ -1,4 +1,4 @@
-"""polycube's option syntax on top of argparse: optional values that never swallow a file, and ``--conf FILE``.
+"""The words of a command line: polycube's option syntax on top of argparse, misspelt names.
 
 polycube (boost::program_options) lets most options take a value or not:
 ``-r`` alone picks a redundancy piece, ``-rX`` or ``-r=X`` names one;
@@ -14,7 +14,13 @@ adjacent value is kept (``-rX``, ``-r=X``, ``-n0``), the next word becomes
 the value only when the option accepts it (an integer for ``-V``, a piece
 name that is not a path for ``-r``), and a switch never takes the next
 word; an option left without a value gets its implicit one, written as
-``--name=VALUE`` so argparse has nothing left to guess.
+``--name=VALUE`` so argparse has nothing left to guess.  ``--conf FILE``
+reads options from a file (:func:`expand_conf`).
+
+An option the command does not know is refused by :func:`normalize` with
+the closest one it knows (``--timout`` -> ``did you mean --timeout?``),
+before argparse could read its value as a file name, the name escaped
+(:func:`bench.text.escape`) so it stays on one line of output.
 """
 
 from __future__ import annotations
@@ -22,9 +28,27 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import Iterable
 
 from bench.errors import BenchError, UsageError
 from bench.system.files import read_input
+from bench.text import escape
+
+
+def suggestion(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the choice closest to a misspelt ``word``, or nothing when none is close.
+
+    >>> suggestion("--timout", ["--timeout", "--rounds"])
+    ' (did you mean --timeout?)'
+    >>> suggestion("zzz", ["solve", "run"])
+    ''
+    """
+    # lazy: only a misspelt word needs difflib, and every command's start-up would pay its import
+    import difflib
+
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
 
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
@@ -120,7 +144,9 @@ def normalize(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
             eq = attached[:1] == "="
             attached = attached[1:] if eq else attached
         action = _lookup(parser, name)
-        if action is None or not isinstance(action, OptionalValue):
+        if action is None:
+            _refuse(parser, name)
+        if not isinstance(action, OptionalValue):
             out.append(word)
             # an option with a required value: its value is the next word, whatever it looks like
             if action is not None and action.nargs is None and not attached and not eq and i < len(args):
@@ -139,6 +165,17 @@ def normalize(parser: argparse.ArgumentParser, args: list[str]) -> list[str]:
         else:
             out.append(f"{_long_name(action)}={action.implicit}")
     return out
+
+
+def _refuse(parser: argparse.ArgumentParser, name: str) -> None:
+    """Raise the error of an option ``parser`` does not know, naming the closest one it does."""
+    known = [s for s in parser._option_string_actions if s.startswith("--") == name.startswith("--")]
+    ambiguous = [s for s in parser._option_string_actions if name.startswith("--") and s.startswith(name)]
+    if len(ambiguous) > 1:
+        what = f"ambiguous option {escape(name)}: it could be {', '.join(sorted(ambiguous))}"
+    else:
+        what = f"unknown option {escape(name)}{suggestion(name, known)}"
+    raise UsageError(f"{parser.prog}: error: {what} (see {parser.prog} --help)")
 
 
 def _is_boolean(text: str) -> bool:

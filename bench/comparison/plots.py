@@ -15,6 +15,9 @@ from bench.comparison.summary import grid, short_name
 
 MARKERS = "osD^vP*Xh<>p"
 WIDTH_IN = 10.0
+ROW_IN = 0.3
+"""Inches per puzzle of the plots with a row per puzzle, for four engines (more engines, taller rows)."""
+MARKER = 5.5
 
 
 def _pyplot():
@@ -58,20 +61,42 @@ def _finished(line: dict | None, first_mode: bool) -> bool:
         line["status"] == "solved" or (first_mode and line["status"] == "limit"))
 
 
+def _height(rows: int, engines: int) -> float:
+    # each engine has its own line within a puzzle's row, so no two engines' markers stack
+    return 1.0 + ROW_IN * rows * max(1.0, engines / 4)
+
+
+def _offset(i: int, engines: int) -> float:
+    return (i - (engines - 1) / 2) * 0.8 / max(engines, 1)
+
+
 def time_plot(document: dict) -> str | None:
-    """Median solve time per engine per puzzle (log scale), the rounds' range as a bar, timeouts at the timeout."""
+    """Median solve time per engine per puzzle (log scale), the rounds' range as a bar; timeouts in a panel beside.
+
+    A timed-out engine is drawn hollow in the panel of timeouts, in its own
+    column, so the engines that timed out on one puzzle sit side by side
+    instead of on top of each other at the timeout.
+    """
     g = grid(document)
     rows = _timed_rows(g)
     if not rows:
         return None
     plt = _pyplot()
-    engines = g["engines"]
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 1.0 + 0.42 * len(rows) * max(1, len(engines) / 4)))
-    timeout = g["timeout"]
+    engines, timeout = g["engines"], g["timeout"]
+    stopped = {engine: [y for y, r in enumerate(rows)
+                        if r["lines"].get(engine) is not None and r["lines"][engine]["status"] == "timeout"]
+               for engine in engines}
+    several_rounds = g["rounds"] > 1
+    size = (WIDTH_IN, _height(len(rows), len(engines)))
+    if timeout and any(stopped.values()):
+        fig, (ax, side) = plt.subplots(1, 2, sharey=True, figsize=size,
+                                       gridspec_kw={"width_ratios": [5, 1.2], "wspace": 0.03})
+    else:
+        (fig, ax), side = plt.subplots(figsize=size), None
     for i, engine in enumerate(engines):
         style = _style(i)
-        offset = (i - (len(engines) - 1) / 2) * 0.8 / max(len(engines), 1)
-        ys, xs, lo, hi, ty = [], [], [], [], []
+        offset = _offset(i, len(engines))
+        ys, xs, lo, hi = [], [], [], []
         for y, r in enumerate(rows):
             line = r["lines"].get(engine)
             if _finished(line, g["first_mode"]):
@@ -79,23 +104,33 @@ def time_plot(document: dict) -> str | None:
                 xs.append(max(line["solve"], 1e-6))
                 lo.append(max(line["solve"] - (line["best"] or line["solve"]), 0))
                 hi.append(max((line["worst"] or line["solve"]) - line["solve"], 0))
-            elif line is not None and line["status"] == "timeout" and timeout:
-                ty.append(y + offset)
-        ax.errorbar(xs, ys, xerr=[lo, hi], linestyle="none", capsize=2, label=engine, markersize=6, **style)
-        if ty:
-            ax.plot([timeout] * len(ty), ty, linestyle="none", marker=">", markersize=7, markerfacecolor="none",
-                    color=style["color"])
-    if timeout and any(line["status"] == "timeout" for r in rows for line in r["lines"].values()):
-        ax.axvline(timeout, color="#888888", linestyle=":", linewidth=1)
-        ax.plot([], [], linestyle="none", marker=">", markerfacecolor="none", color="#555555",
-                label=f"timed out ({timeout:g} s)")
+        if several_rounds:
+            ax.errorbar(xs, ys, xerr=[lo, hi], linestyle="none", capsize=2, label=engine, markersize=MARKER, **style)
+        else:
+            ax.plot(xs, ys, linestyle="none", label=engine, markersize=MARKER, **style)
+        if side is not None and stopped[engine]:
+            side.plot([i] * len(stopped[engine]), [y + offset for y in stopped[engine]], linestyle="none",
+                      markersize=MARKER, markerfacecolor="none", **style)
     ax.set_xscale("log")
     ax.set_yticks(range(len(rows)), [short_name(r["puzzle"]) for r in rows])
     ax.set_ylim(len(rows) - 0.5, -0.5)
-    ax.set_xlabel("median solve time (seconds, log scale; bars: fastest to slowest round)")
+    ax.set_xlabel("median solve time (seconds, log scale"
+                  + ("; bars: fastest to slowest round)" if several_rounds else ")"))
     ax.set_title("Solve time per engine and puzzle")
     ax.grid(axis="x", which="both", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    handles, labels = ax.get_legend_handles_labels()
+    legend_at = ax
+    if side is not None:
+        side.set_xlim(-0.7, len(engines) - 0.3)
+        side.set_xticks(range(len(engines)), engines, rotation=90, fontsize=8)
+        side.tick_params(axis="y", left=False)
+        side.set_title(f"timed out\n(> {timeout:g} s)", fontsize=10)
+        side.grid(axis="x", alpha=0.3)
+        handles.append(side.plot([], [], linestyle="none", marker="o", markerfacecolor="none", color="#555555")[0])
+        labels.append(f"hollow: timed out ({timeout:g} s)")
+        legend_at = side
+    legend_at.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.04 if side is None else 1.15, 1.0),
+                     frameon=False)
     return _svg(fig)
 
 
@@ -107,16 +142,16 @@ def ratio_plot(document: dict) -> str | None:
         return None
     plt = _pyplot()
     engines = g["engines"]
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 1.0 + 0.42 * len(rows) * max(1, len(engines) / 4)))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, _height(len(rows), len(engines))))
     for i, engine in enumerate(engines):
-        offset = (i - (len(engines) - 1) / 2) * 0.8 / max(len(engines), 1)
+        offset = _offset(i, len(engines))
         points = []
         for y, r in enumerate(rows):
             line, base = r["lines"].get(engine), r["lines"][r["fastest"]]["solve"]
             if _finished(line, g["first_mode"]):
                 points.append((line["solve"] / base, y + offset))
         if points:
-            ax.plot(*zip(*points), linestyle="none", label=engine, markersize=6, **_style(i))
+            ax.plot(*zip(*points), linestyle="none", label=engine, markersize=MARKER, **_style(i))
     ax.axvline(1.0, color="#444444", linewidth=1)
     ax.set_xscale("log")
     _ratio_axis(ax, [x for line in ax.get_lines() for x in line.get_xdata()])
@@ -142,7 +177,11 @@ def _ratio_axis(ax, ratios: list[float]) -> None:
 
 
 def size_plot(document: dict) -> str | None:
-    """Median solve time against the size of the puzzle's matrix (options), one line per engine, log-log."""
+    """Median solve time against the size of the puzzle's matrix (options), a point per finished solve, log-log.
+
+    Solves that timed out are left out (the time plot shows them), so no
+    marker stands for several engines at the timeout.
+    """
     g = grid(document)
     sizes = {p["key"]: p["options"] for p in document["puzzles"]}
     rows = [r for r in _timed_rows(g) if sizes.get(r["puzzle"])]
@@ -150,28 +189,17 @@ def size_plot(document: dict) -> str | None:
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 4.8))
-    timeout = g["timeout"]
     for i, engine in enumerate(g["engines"]):
-        style = _style(i)
         done = sorted((sizes[r["puzzle"]], r["lines"][engine]["solve"]) for r in rows
                       if _finished(r["lines"].get(engine), g["first_mode"]))
-        stopped = [sizes[r["puzzle"]] for r in rows
-                   if r["lines"].get(engine) is not None and r["lines"][engine]["status"] == "timeout"]
         if done:
             # puzzles are not a series: points, not lines, so puzzles of one size do not draw a zigzag
-            ax.plot(*zip(*done), linestyle="none", label=engine, markersize=6, **style)
-        if stopped and timeout:
-            ax.plot(stopped, [timeout] * len(stopped), linestyle="none", marker=">", markersize=7,
-                    markerfacecolor="none", color=style["color"])
-    if timeout:
-        ax.axhline(timeout, color="#888888", linestyle=":", linewidth=1)
-        ax.annotate(f"timeout {timeout:g} s (hollow: timed out)", (0.01, timeout), xycoords=("axes fraction", "data"),
-                    textcoords="offset points", xytext=(0, 4), fontsize=9, color="#555555")
+            ax.plot(*zip(*done), linestyle="none", label=engine, markersize=MARKER, **_style(i))
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("options in the puzzle's exact-cover matrix (log scale)")
     ax.set_ylabel("median solve time (seconds, log scale)")
-    ax.set_title("Solve time against puzzle size")
+    ax.set_title("Solve time against puzzle size (finished solves; timeouts are in the time plot)")
     ax.grid(which="both", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return _svg(fig)

@@ -32,13 +32,13 @@ def _seconds(x) -> str:
         return ""
     if x < 0.001:
         # below a millisecond the digits are the cost of a call, not the search's
-        return "<0.001"
-    return f"{x:.3g}" if x < 10 else f"{x:.1f}"
+        return "<0.001 s"
+    return f"{x:.3g} s" if x < 10 else f"{x:.1f} s"
 
 
 def _stats_text(stats: dict) -> str:
     shown = [k for k in STAT_KEYS if isinstance(stats.get(k), int)] + [k for k in CONSTRAINT_KEYS if stats.get(k)]
-    return " ".join(f"{k}={stats[k]:,}" for k in shown)[:120]
+    return " ".join(f"{k}={stats[k]:,}" for k in shown)
 
 
 def summarize(document: dict) -> list[dict]:
@@ -77,28 +77,36 @@ def summarize(document: dict) -> list[dict]:
     return lines
 
 
-def detail_rows(lines: list[dict], timeout) -> list[list]:
-    """The cells of the detail table (:data:`HEADERS`), one list per line of :func:`summarize`."""
+def detail(document: dict) -> tuple[list[str], list[list[str]]]:
+    """The detail table: its headers, and its cells for each line of :func:`summarize`.
+
+    Times carry their unit; the fastest and slowest rounds have columns only
+    when some engine ran more than one round; statistics and reasons are
+    whole, never cut.
+    """
+    lines = summarize(document)
+    timeout = document["options"].get("timeout")
+    rounds = any(line["rounds"] > 1 for line in lines)
+    headers = (["puzzle", "engine (variant)", "status", "covers", "unique", "total", "median"]
+               + (["fastest round", "slowest round"] if rounds else [])
+               + ["vs fastest", "statistics or reason", "counts"])
     out = []
     for line in lines:
-        solve = _seconds(line["solve"])
-        if line["status"] == "timeout" and timeout:
-            solve = f">{timeout:g}"
+        finished = line["status"] in FINISHED
+        solve = f">{timeout:g} s" if line["status"] == "timeout" and timeout else _seconds(line["solve"])
+        spread = [_seconds(line["best"]), _seconds(line["worst"])] if finished and line["rounds"] > 1 else ["", ""]
+        ratio = "" if line["ratio"] is None else f"{line['ratio']:.2f}×" if line["ratio"] < 10 else f"{line['ratio']:.0f}×"
         out.append([
             escape(line["puzzle"]), line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
             + (f" on {line['workers']} workers" if line["workers"] != 1 else ""), line["status"],
-            line["covers"], line["unique"], line["total"], solve,
-            _seconds(line["best"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
-            _seconds(line["worst"]) if line["rounds"] > 1 and line["status"] in FINISHED else "",
-            "" if line["ratio"] is None else f"{line['ratio']:.2f}x" if line["ratio"] < 10 else f"{line['ratio']:.0f}x",
-            (_stats_text(line["stats"]) if line["status"] in FINISHED else "") or escape(line["message"][:60]),
-            line["check"],
-        ])
-    return out
+            _count(line["covers"]), _count(line["unique"]), _count(line["total"]), solve]
+            + (spread if rounds else [])
+            + [ratio, (_stats_text(line["stats"]) if finished else "") or escape(line["message"]), line["check"]])
+    return headers, out
 
 
-HEADERS = ["puzzle", "engine (variant)", "status", "covers", "unique", "total", "median s", "best s", "worst s",
-           "vs fastest", "statistics or reason", "counts"]
+def _count(value) -> str:
+    return "" if value is None else f"{value:,}"
 
 
 def compile_times(document: dict) -> dict[str, float]:
@@ -112,10 +120,10 @@ def compile_times(document: dict) -> dict[str, float]:
 
 def render_run(document: dict, fmt: str = "simple") -> str:
     """The detail table of a run, one line per puzzle and engine (``fmt``: ``simple`` or ``github``, :mod:`bench.comparison.tables`)."""
-    lines = summarize(document)
-    if not lines:
+    headers, rows = detail(document)
+    if not rows:
         return "no puzzles were run"
-    return render_table(detail_rows(lines, document["options"].get("timeout")), HEADERS, fmt)
+    return render_table(rows, headers, fmt)
 
 
 def render_csv(document: dict) -> str:

@@ -29,12 +29,14 @@ from importlib import metadata
 from pathlib import Path
 
 from bench.about import VERSION
-from bench.comparison.validation import revalidate
-from bench.engines import Result
+from bench.comparison.validation import expected_counts, revalidate
+from bench.engines import Result, Status
 from bench.errors import BenchError
 from bench.system.files import create_new, read_input, write_atomic
 
 SCHEMA = 1
+SLOW = "left out of the quick run: slower than its timeout here (slow_engines in expected.toml)"
+"""The message of an engine a quick run does not run on a puzzle (:attr:`bench.models.expected.Expected.slow_engines`)."""
 LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
 
 
@@ -278,35 +280,41 @@ def parse(text: str, path) -> dict:
         raise BenchError(f"{path}: not a bench result file (invalid JSON: {exc})") from None
 
 
-def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: float, label: str | None = None) -> dict:
-    """The facts of one puzzle stored in the result file.
-
-    Its key is ``label`` (the file's name in the run, unique among its
-    files: :func:`bench.cli.inputs.file_labels`; the base name by default)
-    with ``#N`` for the N-th puzzle of the file after the first.
-    """
+def puzzle_key(puzzle, label: str | None = None) -> str:
+    """The name a puzzle is stored and shown under: ``label``, its file's name in the run (unique among the run's
+    files: :func:`bench.cli.inputs.file_labels`; the base name by default), and ``#N`` for the N-th puzzle of a file."""
     definition = puzzle.definition
-    key = (label or Path(definition.path).name) + ("" if definition.index == 1 else f"#{definition.index}")
+    return (label or Path(definition.path).name) + ("" if definition.index == 1 else f"#{definition.index}")
+
+
+def puzzle_entry(puzzle, cover, expected, parse_seconds: float, encode_seconds: float, label: str | None = None) -> dict:
+    """The facts of one puzzle stored in the result file, under :func:`puzzle_key` with ``label``."""
+    definition = puzzle.definition
     return {
-        "key": key, "file": str(definition.path), "index": definition.index, "name": puzzle.name,
+        "key": puzzle_key(puzzle, label), "file": str(definition.path), "index": definition.index, "name": puzzle.name,
         "cover_hash": cover.hash, "options": cover.n_options, "items": cover.n_items,
         "redundancy": cover.redundancy.piece if cover.redundancy else None, "group": puzzle.group.order,
         "convention": puzzle.convention,
         "parse_seconds": parse_seconds, "encode_seconds": encode_seconds,
-        "expected": None if expected is None else {"unique": expected.unique, "convention": expected.convention,
-                                                   "total": expected.total, "solvable": expected.solvable},
+        "expected": expected_counts(expected),
     }
 
 
 def row(entry: dict, spec: str, round_no: int, result: Result) -> dict:
-    """One result row of the file; a split solve's time includes its split."""
+    """One result row of the file; a split solve's time includes its split.
+
+    Unique and total are counts of the whole search: a search cut short
+    (any status but ``solved``) has them ``null``, never the figures of the
+    covers it happened to find.
+    """
     solve = result.timings.get("solve")
     if solve is not None:
         solve += result.timings.get("split", 0.0)
+    finished = result.status == Status.SOLVED
     return {
         "puzzle": entry["key"], "cover_hash": entry["cover_hash"], "engine": spec, "variant": result.variant,
-        "round": round_no, "status": result.status.value, "covers": result.covers, "unique": result.unique,
-        "total": result.total, "solve": solve, "setup": result.timings.get("setup"),
+        "round": round_no, "status": result.status.value, "covers": result.covers,
+        "unique": result.unique if finished else None, "total": result.total if finished else None, "solve": solve, "setup": result.timings.get("setup"),
         "workers": result.stats.get("parallel", {}).get("workers", 1),
         "compile": result.timings.get("compile"), "stats": result.stats, "message": result.message,
     }

@@ -50,6 +50,14 @@ def validate(entry: dict, rows: list[dict]) -> list[dict]:
     return problems
 
 
+def expected_counts(expected) -> dict | None:
+    """What an :class:`~bench.models.expected.Expected` gives to compare counts with, as a result file stores it."""
+    if expected is None:
+        return None
+    return {"unique": expected.unique, "convention": expected.convention, "total": expected.total,
+            "solvable": expected.solvable}
+
+
 INPUT = "input"
 """The kind of a validation problem that is the input's: a definition or an ``expected.toml`` entry that could not be used."""
 

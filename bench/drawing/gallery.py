@@ -25,10 +25,10 @@ import re
 import time
 from pathlib import Path
 
+from bench.drawing.geometry import footprint
 from bench.drawing.picture import draw
+from bench.drawing.scene import to_png, to_svg
 from bench.drawing.solution import Solution
-from bench.drawing.svg import to_svg
-from bench.drawing.raster import to_png
 from bench.errors import UsageError
 from bench.system.files import refuse_special, write_atomic
 from bench.html import markup, render_template
@@ -152,8 +152,10 @@ class SolutionDrawer:
             self._draw(options)
         page = self.directory / f"{self.stem}.html"
         items = [{"svg": markup(item["svg"]), "file": item["file"]} for item in self.items]
+        spheres = footprint(self.cover.puzzle.lattice.name).radius is not None
         write_atomic(page, render_template("bench.drawing", "gallery.html.j2", title=f"{self.stem}: solutions",
                                            items=items, shown=len(items), found=self.found, drawn=self.drawn,
-                                           limit=self.limit, three_d=self.three_d), "--draw", follow=False)
+                                           limit=self.limit, three_d=self.three_d, spheres=spheres),
+                     "--draw", follow=False)
         self.seconds += time.perf_counter() - start
         return page

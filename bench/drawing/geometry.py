@@ -1,10 +1,13 @@
-"""Where each lattice's cells are drawn: the 2-D shape of a cell in its layer, and its place in space.
+"""Where each lattice's cells are drawn: the layer a cell lies in, its 2-D shape there, and its place in space.
 
-Plane coordinates ``(u, v)`` have v pointing up and one unit per cell edge
-(per sphere radius times sqrt 2 for ``fcc``), so a layer drawing and the
-3-D view share one scale.  Each lattice has a :class:`Footprint`; adding a
-lattice that draws differently is one subclass and one entry in
-:data:`FOOTPRINTS`.
+Plane coordinates ``(u, v)`` have v pointing up.  Each lattice has a
+:class:`Footprint`; adding a lattice that draws differently is one subclass
+and one entry in :data:`FOOTPRINTS`.  Cubes, hexagonal prisms and the flat
+lattices are drawn by their z layers, one unit per cell edge.  Spheres are
+drawn by the layers a person stacks (:class:`Balls`): the square or
+triangular layers of the packing, bottom first, whichever way the puzzle's
+open region stands as a pile (a tetrahedron of balls on a triangular face,
+a square pyramid on its square base), one unit per ball diameter.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import math
 
 import numpy as np
 
+SQRT2 = math.sqrt(2.0)
 SQRT3 = math.sqrt(3.0)
 
 
@@ -21,17 +25,31 @@ class Footprint:
 
     ``outline`` gives a polygon (counter-clockwise, v up) per cell; lattices
     of spheres return None there and give ``radius`` instead.  ``height`` is
-    the thickness of a layer in the 3-D view.
+    the thickness of a layer in the 3-D view.  ``shows_stationary`` says
+    whether stationary cells are drawn (pale) in the layers.
     """
 
     radius: float | None = None
     height: float = 1.0
     pixels: float = 30.0
     """Pixels per unit: cells of every lattice come out about 30 pixels across."""
+    label_width: float = 0.9
+    """The width, in units, a piece's name may take inside one cell."""
+    shows_stationary: bool = True
+    azimuth: float = 45.0
+    """Degrees the 3-D view turns from the front (-y) to the right: a box is seen from its front right corner."""
+
+    def fitted(self, cells) -> "Footprint":
+        """The footprint for drawing a solution whose open cells are ``cells`` (``int[n, 3]``)."""
+        return self
 
     def layer(self, cell) -> int:
-        """The layer a cell is drawn in (its z)."""
+        """The layer a cell is drawn in (its z), counted from 0 at the bottom."""
         return int(cell[2])
+
+    def caption(self, layer: int, layers: int) -> str:
+        """The caption under layer ``layer`` of ``layers``."""
+        return f"z = {layer}"
 
     def outline(self, cell) -> np.ndarray | None:
         """``float[k, 2]``: the cell's polygon in its layer, or None for a sphere."""
@@ -78,6 +96,7 @@ class Triangle(Footprint):
     """The up (t = 0) and down (t = 1) triangles of the unit rhombus at ``x y``."""
 
     pixels = 38.0
+    label_width = 0.5
 
     def outline(self, cell):
         x, y, t = (int(c) for c in cell)
@@ -92,26 +111,83 @@ class Triangle(Footprint):
         return np.array([u, v, 0.0])
 
 
-class Ball(Footprint):
-    """Spheres of the fcc packing at ``x y z`` (x + y + z even): touching neighbours are sqrt 2 apart."""
+UPWARDS = ((0, 0, 1), (0, 0, -1), (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0),
+           (1, -1, 1), (-1, 1, -1), (-1, 1, 1), (1, -1, -1), (1, 1, 1), (-1, -1, -1), (1, 1, -1), (-1, -1, 1))
+"""The ways a pile of fcc balls can stand, file's z first: square layers (across an axis) or triangular ones
+(across a cube diagonal), each upwards or downwards."""
+ROWS = ((1, 1, 0), (1, -1, 0), (1, 0, 1), (1, 0, -1), (0, 1, 1), (0, 1, -1))
+"""Directions between touching balls; a layer's rows run along the first one that lies in the layer."""
 
-    radius = math.sqrt(2.0) / 2.0
-    pixels = 28.0
+
+class Balls(Footprint):
+    """Spheres of the fcc packing (``x y z``, x + y + z even; touching balls sqrt 2 apart) in stacked layers.
+
+    ``up`` is the direction the pile grows in (an entry of :data:`UPWARDS`):
+    the layers are the planes across it, the first one at the bottom.  Units
+    are ball diameters, so the balls of a layer are one unit apart.
+    """
+
+    radius = 0.5
+    pixels = 40.0
+    label_width = 0.8
+    # nearly from the front, so a pile's front row faces the viewer and its top stands over the middle
+    azimuth = 15.0
+    # a sphere puzzle's stationary balls only cut its shape out of the box: nobody stacking it sees them
+    shows_stationary = False
+
+    def __init__(self, up=(0, 0, 1), levels=()):
+        self.up = np.array(up, dtype=np.int64)
+        self.levels = {int(h): k for k, h in enumerate(sorted(levels))}
+        normal = self.up / np.linalg.norm(self.up)
+        row = next(np.array(r, dtype=float) for r in ROWS if np.dot(r, self.up) == 0)
+        self.axes = np.array([row / np.linalg.norm(row), np.cross(normal, row / np.linalg.norm(row)), normal])
+
+    def fitted(self, cells):
+        """The :class:`Balls` whose layers stack ``cells`` as a pile: each layer no larger than the one below.
+
+        Among the ways to stand, a pile (layer sizes never growing upwards)
+        beats anything else, then the largest bottom layer, then the fewest
+        layers; ties go to the earlier entry of :data:`UPWARDS`.
+        """
+        cells = np.asarray(cells, dtype=np.int64).reshape(-1, 3)
+        if not len(cells):
+            return self
+
+        def rank(k: int) -> tuple:
+            levels, sizes = np.unique(cells @ np.array(UPWARDS[k]), return_counts=True)
+            return (bool(np.any(np.diff(sizes) > 0)), -int(sizes[0]), len(levels), k)
+
+        best = min(range(len(UPWARDS)), key=rank)
+        up = UPWARDS[best]
+        fitted = Balls(up, np.unique(cells @ np.array(up)).tolist())
+        # turned in its plane (never mirrored) so that the bottom layer's longest row lies at the bottom
+        bottom = cells[cells @ np.array(up) == min(fitted.levels)]
+        v = np.round(bottom @ fitted.axes[1], 6)
+        if np.sum(v == v.max()) > np.sum(v == v.min()):
+            fitted.axes[:2] *= -1
+        return fitted
+
+    def layer(self, cell):
+        return self.levels.get(int(np.dot(cell, self.up)), 0)
+
+    def caption(self, layer, layers):
+        where = " (bottom)" if layer == 0 and layers > 1 else " (top)" if layer == layers - 1 and layers > 1 else ""
+        return f"layer {layer + 1}{where}"
 
     def outline(self, cell):
         return None
 
     def centre(self, cell):
-        return np.array([float(cell[0]), float(cell[1])])
+        return self.axes[:2] @ np.asarray(cell, dtype=float) / SQRT2
 
     def position(self, cell):
-        return np.array([float(cell[0]), float(cell[1]), float(cell[2])])
+        return self.axes @ np.asarray(cell, dtype=float) / SQRT2
 
 
 FOOTPRINTS: dict[str, Footprint] = {"cubic": Square(), "hex": Hexagon(), "triangle": Triangle(),
-                                    "hexprism": Hexagon(), "fcc": Ball()}
+                                    "hexprism": Hexagon(), "fcc": Balls()}
 
 
 def footprint(lattice: str) -> Footprint:
-    """The footprint of the lattice called ``lattice``."""
+    """The footprint of the lattice called ``lattice`` (fit it to a solution with :meth:`Footprint.fitted`)."""
     return FOOTPRINTS[lattice]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bench.drawing.picture import draw
 from bench.drawing.solution import Placed, Solution
-from bench.drawing.svg import to_svg
+from bench.drawing.scene import to_svg
 
 
 def svg_of(value) -> str | None:

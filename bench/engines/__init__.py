@@ -48,6 +48,11 @@ def get_engine(spec: str) -> Engine:
     name, _, variant = spec.strip().partition(":")
     key = name.lower()
     if key not in ENGINES:
-        raise UsageError(f"unknown engine '{spec}'; expected one of: {', '.join(engine_names())}")
+        # lazy: only a misspelt name needs difflib, and every solve's start-up would pay its import
+        import difflib
+
+        close = difflib.get_close_matches(key, engine_names(), n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UsageError(f"unknown engine '{spec}'{hint}; expected one of: {', '.join(engine_names())}")
     module, _, cls = ENGINES[key].partition(":")
     return getattr(importlib.import_module(module), cls)(variant)

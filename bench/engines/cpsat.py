@@ -7,6 +7,11 @@ solution with a callback (CP-SAT enumerates on one worker only); the
 :class:`~bench.engines.collect.Collector` proves there are no duplicates and
 classifies each cover.  First-solution mode may use several workers.
 
+CP-SAT sees no Python signal while it searches (and without a solution for
+minutes it never returns to Python), so it solves in a child process
+killed at a stop signal (:func:`~bench.engines.deadline.solve_within_limit`);
+its own time limit ends the search with the counts so far.
+
 Variant syntax for ``--engine``: ``cpsat`` or ``cpsat:W`` with W workers for
 first-solution mode.
 """
@@ -16,6 +21,7 @@ from __future__ import annotations
 import time
 
 from bench.engines.collect import Collector
+from bench.engines.deadline import solve_within_limit
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import CoverError, Unsupported
 
@@ -74,21 +80,27 @@ class CpSatEngine(Engine):
         >>> r.status.value, r.covers, r.unique, r.total
         ('solved', 36, 9, 36)
         """
-        # lazy: OR-Tools takes about a second to import; only a cpsat solve pays it
-        from ortools.sat.python import cp_model
-
         self.check(settings, limits)
-        first = limits.max_solutions == 1
-        if self.workers > 1 and not first:
+        if self.workers > 1 and limits.max_solutions != 1:
             raise Unsupported("CP-SAT enumerates all solutions on one worker only; use cpsat:W with --mode first")
         t0 = time.perf_counter()
         model, x = build_model(cover)
+        setup = time.perf_counter() - t0
+        return solve_within_limit(self, self._search, cover, limits, on_solutions, model, x, setup)
+
+    def _search(self, cover, limits: Limits, on_solutions, model, x, setup: float) -> Result:
+        """The search, in the child process (see the module docstring)."""
+        # lazy: OR-Tools takes about a second to import; only a cpsat solve pays it
+        from ortools.sat.python import cp_model
+
+        first = limits.max_solutions == 1
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = self.workers
+        # the process that started this one answers Ctrl-C, by ending this one
+        solver.parameters.catch_sigint_signal = False
         if limits.time_limit is not None:
             solver.parameters.max_time_in_seconds = float(limits.time_limit)
         collector = Collector(cover, limits, on_solutions)
-        setup = time.perf_counter() - t0
 
         failure: list[BaseException] = []
 

@@ -4,8 +4,8 @@ It takes a dense Boolean matrix and returns only the number of covers (its
 enumeration returns them all at once, at the end), so unique and total are
 known only where the count alone determines them.  It has neither secondary
 items nor multiplicities, so spare and identical pieces are refused, and it
-cannot be interrupted from Python: under a time limit it counts in a child
-process killed at the deadline (:func:`~bench.system.processes.call_with_deadline`).
+cannot be interrupted from Python: it counts in a child process killed at
+the deadline or at a stop signal (:func:`~bench.system.processes.call_with_deadline`).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from bench.engines.collect import counts_from_covers, require_plain_exact_cover
+from bench.engines.deadline import LOST
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import Unsupported
 from bench.system.processes import Overdue, call_with_deadline
@@ -57,9 +58,11 @@ class ExactCoverEngine(Engine):
         start = time.perf_counter()
         try:
             covers = int(call_with_deadline(get_solution_count, limits.time_limit, matrix))
-        except Overdue as exc:
-            return Result(engine=self.name, variant=self.variant, status=Status.TIMEOUT, cover_hash=cover.hash,
-                          message=str(exc), timings={"setup": setup, "solve": time.perf_counter() - start, "compile": 0.0})
+        except (Overdue, KeyboardInterrupt) as exc:
+            status = Status.TIMEOUT if isinstance(exc, Overdue) else Status.INTERRUPTED
+            return Result(engine=self.name, variant=self.variant, status=status, cover_hash=cover.hash,
+                          message=str(exc) or LOST,
+                          timings={"setup": setup, "solve": time.perf_counter() - start, "compile": 0.0})
         seconds = time.perf_counter() - start
         unique, total = counts_from_covers(cover, covers)
         return Result(engine=self.name, variant=self.variant, status=Status.SOLVED, covers=covers, unique=unique,

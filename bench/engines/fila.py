@@ -34,8 +34,7 @@ from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODE
                                 TRACE)
 from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_LEVEL, F_PHASE, F_TRACE_KIND, F_TRACE_LEN, FORWARD, N_FSTATE, RESTORE,
-                                      TriggerArgs,
-                                      fila_search)
+                                FilaLists, FilaOrder, FilaStack, TriggerArgs, fila_search)
 from bench.kernels.fila_lists import Plan, build_handoff, make_plan, words
 
 MAX_CELLS = 128
@@ -144,6 +143,13 @@ class FilaRun:
         self.prefix = search.chosen[:level].copy()
         self.chosen = np.zeros(level + depth, dtype=np.int32)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
+        # the kernel's argument bundles, made once per hand-off
+        self.lists = FilaLists(self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright,
+                               self.dleft, self.dmask, self.full, self.nonempty, self.img_opt, self.prefix, self.slack,
+                               self.spare, self.p0, np.uint64(self.n_shapes))
+        self.order = FilaOrder(self.kind, self.fam, self.order_cells)
+        self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
+                               self.flen, self.left, self.chosen)
         compiled = warmup.spent()
         warmup.ensure([fila_specialization(n_words)])
         start += warmup.spent() - compiled
@@ -213,16 +219,7 @@ class FilaRun:
 
     def _kernel(self, budget: int, trace: int) -> int:
         s = self.search
-        sym = s.cover.symmetry
-        args = (
-            self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright, self.dleft, self.dmask,
-            self.full, self.kind, self.fam,
-            self.order_cells, self.nonempty, self.left, self.slack, self.fstate, self.occ_stack, self.stk,
-            self.pos_stack, self.fbuf, self.fcount, self.flen, self.p0, np.uint64(self.n_shapes), s.state, s.attempts, s.fits,
-            self.prefix, self.img_opt, self.chosen, s.opt_ptr, s.opt_items, s.cover.n_cells,
-            sym.cell_inv, sym.opt_map, sym.opt_gmask, s.grid, s.classify,
-            s.sol_buf, s.sol_len, s.sol_weight, s.stream, s.limits.max_solutions or 0, budget, s.settings.goal,
-            trace, self.spare, self.fcons)
+        args = (self.lists, self.order, self.stack, s.counters, s.matrix, s.symmetry, s.sink, self.fcons, trace, budget)
         # the same types on every slice of a hand-off: its kernel is looked up once
         if self._fila is None:
             self._fila = fila_search.resolve(*args)

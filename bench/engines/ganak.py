@@ -20,6 +20,7 @@ import sys
 import time
 
 from bench.engines.collect import counts_from_covers
+from bench.engines.deadline import LOST
 from bench.engines.sat import DEFAULT_ENCODING, ENCODINGS, build_cnf
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import Unsupported
@@ -49,8 +50,9 @@ def _count(counter) -> int:
 class GanakEngine(Engine):
     """Counts covers without enumerating them (see the module docstring).
 
-    Ganak cannot be interrupted, so under a time limit it counts in a child
-    process that is killed at the deadline (:func:`~bench.system.processes.call_with_deadline`).
+    Ganak cannot be interrupted, so it counts in a child process that is
+    killed at the deadline or at a stop signal
+    (:func:`~bench.system.processes.call_with_deadline`).
     """
 
     name = "ganak"
@@ -101,7 +103,7 @@ class GanakEngine(Engine):
         except (KeyboardInterrupt, Overdue, RuntimeError) as exc:
             status = {KeyboardInterrupt: Status.INTERRUPTED, Overdue: Status.TIMEOUT}.get(type(exc), Status.ERROR)
             return Result(engine=self.name, variant=self.variant, status=status, cover_hash=cover.hash,
-                          message=str(exc) or "interrupted",
+                          message=str(exc) or LOST,
                           timings={"setup": setup, "solve": time.perf_counter() - start, "compile": 0.0})
         seconds = time.perf_counter() - start
         unique, total = counts_from_covers(cover, covers)

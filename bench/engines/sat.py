@@ -35,8 +35,8 @@ DEFAULT_SOLVER = "cadical195"
 DEFAULT_ENCODING = "seqcounter"
 ENCODINGS = ("pairwise", "seqcounter", "sortnetwrk", "cardnetwrk", "bitwise", "ladder", "totalizer", "mtotalizer",
              "kmtotalizer")
-# python-sat cannot interrupt these mid-call: the clock is checked between calls, and under a time limit
-# they solve in a child process killed past it (bench.engines.deadline)
+# python-sat cannot interrupt these mid-call: the clock is checked between calls, and the child process every
+# SAT solve runs in is killed past the limit (bench.engines.deadline)
 NOT_INTERRUPTIBLE = ("cadical", "kissat")
 # python-sat's kissat refuses clauses after a solve (it aborts the process): enumerate by solving afresh
 NOT_INCREMENTAL = ("kissat",)
@@ -155,9 +155,8 @@ class SatEngine(Engine):
         if self.solver not in vars(SolverNames):
             names = sorted(k for k in vars(SolverNames) if not k.startswith("_"))
             raise Unsupported(f"unknown SAT solver '{self.solver}'; expected one of: {', '.join(names)}")
-        if self.solver.startswith(NOT_INTERRUPTIBLE):
-            return solve_within_limit(self, self._solve, cover, limits, on_solutions)
-        return self._solve(cover, limits, on_solutions)
+        # in a child process: a call may search for minutes without giving the signal handlers a chance
+        return solve_within_limit(self, self._solve, cover, limits, on_solutions)
 
     def _solve(self, cover, limits: Limits, on_solutions) -> Result:
         # lazy: python-sat loads only for a sat solve

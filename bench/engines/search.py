@@ -9,7 +9,6 @@ FILA's pipeline, the splitter and the estimator drive searches directly.
 from __future__ import annotations
 
 import time
-from collections import namedtuple
 from contextvars import ContextVar
 
 import numpy as np
@@ -19,19 +18,14 @@ from bench.engines.constraints import ALL_CONSTRAINTS, build_constraints, constr
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.engines.variants import constraint_variant
 from bench.errors import BenchError
-from bench.kernels.codes import (BUFFER_FULL, DONE, FORWARD, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
-                                S_LEVEL, S_NODES, S_PHASE, S_STORED, S_TOTAL, S_TRACE_KIND, S_UNIQUE, S_UPDATES, TRACE)
+from bench.kernels.codes import (BUFFER_FULL, DONE, ENTER, FULL_STOP, HANDOFF, N_STATE, PAUSED, S_COVERS, S_DEAD,
+                                 S_LEVEL, S_NODES, S_PHASE, S_STORED, S_TOTAL, S_TRACE_KIND, S_UNIQUE, S_UPDATES, TRACE,
+                                 Counters, Matrix, Order, PathArgs, Sink, Symmetry)
 from bench.models.tiny import dominoes, tiny_cover
 from bench.toolchain import warmup
 from bench.kernels.heuristics import compile_order
-from bench.kernels.bitset import bitset_search
-from bench.kernels.sparse_sets import branching_list, build_sets, dlx_search
-
-PathArgs = namedtuple("PathArgs", ["base", "force_opt", "force_ex_ptr", "force_ex", "sample", "seed", "sprod", "est"])
-"""Where the DLX kernel's search starts and how it walks: the first ``base`` levels replay a sub-problem's
-prefix (``force_opt``, ``force_ex_ptr``, ``force_ex``); with ``sample`` set each node takes one random branch,
-``sprod`` and ``est`` accumulating Knuth's estimate (see :func:`~bench.kernels.sparse_sets.dlx_search`), the
-kernel seeding its generator with ``seed`` first unless it is negative."""
+from bench.kernels.bitset import BitLevels, BitSets, bitset_search
+from bench.kernels.sparse_sets import Handoff, Levels, SparseSets, branching_list, build_sets, dlx_search
 
 MONITOR: ContextVar = ContextVar("MONITOR", default=None)
 """Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
@@ -165,6 +159,18 @@ class Search:
         self.est = np.zeros(3, dtype=np.float64)
         self.trace = settings.trace
         self.set_prefix(settings.prefix)
+        # the kernel's argument bundles (bench.kernels.codes), made once: a slice passes them as they are
+        sym = cover.symmetry
+        self.matrix = Matrix(self.opt_ptr, self.opt_items, self.lo, self.hi, cover.n_cells, self.n_pieces)
+        self.sparse = SparseSets(self.node_opt, self.sets, self.loc, self.set_start, self.size, self.count,
+                                 self.llink, self.rlink)
+        self.levels = Levels(self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen)
+        self.counters = Counters(self.state, self.attempts, self.fits, self.updates_by)
+        self.order_args = Order(self.order.kind, self.order.table, self.order.rank)
+        self.symmetry = Symmetry(sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify)
+        self.sink = Sink(self.sol_buf, self.sol_len, self.sol_weight, self.stream, limits.max_solutions or 0,
+                         settings.goal)
+        self.handoff_args = Handoff(self.handoff_at, handoff_cells, handoff_shapes)
         self.late_compile_seconds = 0.0
         # the engines warm what they predict; anything else (the estimator's kernel) is compiled here, timed apart
         if warm:
@@ -181,7 +187,8 @@ class Search:
         force_ex_ptr = np.zeros(self.base + 1, dtype=np.int32)
         force_ex_ptr[1:] = np.cumsum([len(ex) for _, ex in prefix], dtype=np.int32)
         force_ex = np.array([e for _, ex in prefix for e in ex] + [0], dtype=np.int32)
-        self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, False, -1, self.sprod, self.est)
+        self.path_args = PathArgs(self.base, force_opt, force_ex_ptr, force_ex, self.first_item, False, -1, self.sprod,
+                                  self.est)
 
     def run(self) -> Status:
         """Search until done, a limit stops it or a signal asks it to stop (see :mod:`bench.system.signals`).
@@ -306,16 +313,8 @@ class Search:
                 return code
             self.sub = None
             return PAUSED
-        sym = self.cover.symmetry
-        args = (self.opt_ptr, self.opt_items, self.node_opt, self.sets, self.loc, self.set_start,
-                self.size, self.count, self.lo, self.hi, self.llink, self.rlink,
-                self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen,
-                self.state, self.attempts, self.fits, self.updates_by,
-                self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
-                sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
-                self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-                self.limits.max_solutions or 0, budget, self.settings.goal, self.first_item, self.trace,
-                self.handoff_at, self.handoff_cells, self.handoff_shapes, self.cons_args, self.path_args)
+        args = (self.matrix, self.sparse, self.levels, self.counters, self.order_args, self.symmetry, self.sink,
+                self.path_args, self.handoff_args, self.cons_args, self.trace, budget)
         # the same types on every slice of a search: its kernel is looked up once
         if self._dlx is None:
             self._dlx = dlx_search.resolve(*args)
@@ -354,7 +353,7 @@ class Search:
             for t in range(trials):
                 self.est[:] = 0.0
                 self.state[S_LEVEL] = 0
-                self.state[S_PHASE] = FORWARD
+                self.state[S_PHASE] = ENTER
                 while self._slice(1 << 40) != DONE:
                     self.state[S_STORED] = 0
                 rows[t] = self.est
@@ -437,25 +436,20 @@ class BitsetSearch(Search):
         self.after_branch = cache_aligned_zeros((depth, n_words))
         self.cand = cache_aligned_zeros((depth, n_words))
         self.pend = np.zeros(depth, dtype=np.int64)
-        self.items64 = cover.opt_items.astype(np.int64)
-        self.ptr64 = cover.opt_ptr.astype(np.int64)
+        # the bitset kernel indexes the matrix with int64
+        self.matrix = self.matrix._replace(opt_ptr=cover.opt_ptr.astype(np.int64),
+                                           opt_items=cover.opt_items.astype(np.int64))
+        self.bits = BitSets(item_bits, class_bits, self.class_w, self.count, self.llink, self.rlink)
+        self.bit_levels = BitLevels(self.live, self.after_branch, self.cand, self.branch, self.mode, self.pend,
+                                    self.chosen)
 
     def specialization(self) -> str:
         """This kernel's one specialization (see :mod:`bench.toolchain.warmup`)."""
         return "bits"
 
     def _slice(self, budget: int) -> int:
-        sym = self.cover.symmetry
-        return bitset_search(
-            self.item_bits, self.ptr64, self.items64, self.class_bits, self.class_w, self.count, self.lo, self.hi,
-            self.llink, self.rlink,
-            self.live, self.after_branch, self.cand, self.branch, self.mode, self.pend, self.chosen,
-            self.state, self.attempts, self.fits, self.updates_by,
-            self.order.kind, self.order.table, self.order.rank, self.cover.n_cells, self.n_pieces,
-            sym.cell_inv, sym.opt_map, sym.opt_gmask, self.grid, self.classify,
-            self.sol_buf, self.sol_len, self.sol_weight, self.stream,
-            self.limits.max_solutions or 0, budget, self.settings.goal,
-            self.path_args.base, self.path_args.force_opt, self.path_args.force_ex_ptr, self.path_args.force_ex)
+        return bitset_search(self.matrix, self.bits, self.bit_levels, self.counters, self.order_args, self.symmetry,
+                             self.sink, self.path_args, budget)
 
 
 # the tiny searches that compile (or load) the DLX kernels' specializations (bench.toolchain.warmup)

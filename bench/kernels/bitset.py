@@ -29,37 +29,71 @@ otherwise.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from bench.toolchain.registry import njit
 from bench.kernels.bitfield import _clz, _ctz, _popcount
-from bench.kernels.codes import (BACKUP, DONE, FORWARD, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE, S_UPDATES, TRY,
-                                record_cover)
+from bench.kernels.codes import (DONE, EACH, ENTER, LEAVE, MULTI, PAUSED, REPLAYED, S_DEAD, S_LEVEL, S_NODES, S_PHASE,
+                                 S_UPDATES, TRY, TWEAKED, record_cover)
 from bench.kernels.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
+
+BitSets = namedtuple("BitSets", ["item_bits", "class_bits", "class_w", "count", "llink", "rlink"])
+"""The matrix in play as bitsets: the options of each item (``item_bits``) and of each size class
+(``class_bits``; options of class k have ``class_w[k] + 1`` items), how often each item is covered (``count``) and
+the list of the items that still need options (``llink``, ``rlink``)."""
+
+BitLevels = namedtuple("BitLevels", ["live", "base", "cand", "branch", "mode", "pend", "chosen"])
+"""The level stack: per level L, the options in play at its node (``live[L]``), those left once its branching item
+took its share (``base[L]``: closed, or the option tried dropped), the item's options not tried yet (``cand[L]``),
+the item and how the level branches (``mode``, as in the sparse-set kernel), the updates of its placement counted
+once the child proves not to be abandoned (``pend[L]``), and the option placed."""
 
 
 @njit(cache=True)
-def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo, hi, llink, rlink,
-                  live, base, cand, branch, mode, pend, chosen,
-                  state, attempts, fits, updates_by,
-                  kind, table, rank, n_cells, n_pieces,
-                  cell_inv, opt_map, opt_gmask, grid, classify,
-                  sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal,
-                  n_base, force_opt, force_ex_ptr, force_ex):
+def bitset_search(matrix, bits, levels, counters, order, symmetry, sink, path, node_budget):
     """Run the search from the saved state for at most ``node_budget`` nodes (codes of :mod:`bench.kernels.codes`).
 
-    ``live[L]`` holds the options in play at the node of level L, ``base[L]``
-    those left once its branching item took its share (closed, or the
-    option tried dropped), ``cand[L]`` the options of the branching item not
-    tried yet.  ``pend[L]`` holds the updates of the placement made at level
-    L, counted once the child proves not to be abandoned.  Options of class
-    k (``class_bits[k]``) have ``class_w[k] + 1`` items.
-
-    The first ``n_base`` levels replay a sub-problem's prefix as the
-    sparse-set kernel does (``force_opt``, ``force_ex_ptr``, ``force_ex``):
-    level L drops the options its identical-piece branch had tweaked out and
-    places ``force_opt[L]``; the splitter counted those levels already.
+    The arrays come in the bundles of :mod:`bench.kernels.codes` and in
+    :data:`BitSets` and :data:`BitLevels`.  The first ``path.base`` levels
+    replay a sub-problem's prefix as the sparse-set kernel does
+    (``force_opt``, ``force_ex_ptr``, ``force_ex``): level L drops the
+    options its identical-piece branch had tweaked out and places
+    ``force_opt[L]``; the splitter counted those levels already.
     """
+    # the bundles' fields, one a line (see bench.kernels.codes)
+    opt_ptr = matrix.opt_ptr
+    opt_items = matrix.opt_items
+    lo = matrix.lo
+    hi = matrix.hi
+    n_cells = matrix.n_cells
+    n_pieces = matrix.n_pieces
+    item_bits = bits.item_bits
+    class_bits = bits.class_bits
+    class_w = bits.class_w
+    count = bits.count
+    llink = bits.llink
+    rlink = bits.rlink
+    live = levels.live
+    base = levels.base
+    cand = levels.cand
+    branch = levels.branch
+    mode = levels.mode
+    pend = levels.pend
+    chosen = levels.chosen
+    state = counters.state
+    attempts = counters.attempts
+    fits = counters.fits
+    updates_by = counters.updates_by
+    kind = order.kind
+    table = order.table
+    rank = order.rank
+    goal = sink.goal
+    n_base = path.base
+    force_opt = path.force_opt
+    force_ex_ptr = path.force_ex_ptr
+    force_ex = path.force_ex
     n_items = np.int64(count.shape[0])
     n_words = item_bits.shape[1]
     n_classes = class_w.shape[0]
@@ -141,7 +175,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
     nodes_end = state[S_NODES] + node_budget
     status = DONE
     while True:
-        if phase == FORWARD:
+        if phase == ENTER:
             # one pass over the items: the branching item, and whether the placement
             # that led here is abandoned (an item it touched is short of options)
             k_kind = kind[n_pieces - level]
@@ -173,13 +207,13 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 b = branch[level]
                 o = chosen[level]
                 uncommit(o, b)
-                if mode[level] == 2:
+                if mode[level] == REPLAYED:
                     # the prefix itself cannot be completed
                     release(b)
-                    phase = BACKUP
+                    phase = LEAVE
                     continue
                 state[S_DEAD] += 1
-                if mode[level] == 0:
+                if mode[level] == EACH:
                     phase = TRY
                 else:
                     release(b)
@@ -198,9 +232,8 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 updates_by[remaining + 1] += n
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
-                phase = BACKUP
-                status = record_cover(chosen, level, classify and done, state, opt_ptr, opt_items, n_cells, cell_inv,
-                                      opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight, max_solutions, stream)
+                phase = LEAVE
+                status = record_cover(chosen, level, done, state, matrix, symmetry, sink)
                 if status != DONE:
                     break
                 continue
@@ -212,7 +245,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                     live[level, ex >> 6] &= ~(one << np.uint64(ex & 63))
                 b = opt_items[opt_ptr[o]]
                 branch[level] = b
-                mode[level] = 2
+                mode[level] = REPLAYED
                 count[b] += 1
                 if count[b] == lo[b]:
                     unlist(b)
@@ -225,13 +258,13 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 continue
             if dead:
                 state[S_DEAD] += 1
-                phase = BACKUP
+                phase = LEAVE
                 continue
             b = fixed_order_choice(pick, root) if k_kind == FIXED_ORDER else best
             branch[level] = b
             need = lo[b] - count[b]
             if need == 1 and hi[b] - count[b] == 1:
-                mode[level] = 0
+                mode[level] = EACH
                 count[b] += 1
                 unlist(b)
                 for w in range(n_words):
@@ -243,7 +276,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                 pend[level] = 0
                 phase = TRY
             else:
-                mode[level] = 1
+                mode[level] = TWEAKED
                 phase = MULTI
         elif phase == TRY:
             b = branch[level]
@@ -256,7 +289,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                     break
             if o < 0:
                 release(b)
-                phase = BACKUP
+                phase = LEAVE
                 continue
             remaining = n_pieces - level
             attempts[remaining] += 1
@@ -264,7 +297,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
             chosen[level] = o
             commit(level, o, b)
             level += 1
-            phase = FORWARD
+            phase = ENTER
         elif phase == MULTI:
             b = branch[level]
             need = lo[b] - count[b]
@@ -277,7 +310,7 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
                     if o < 0:
                         o = w * 64 + 63 - _clz(x)
             if have < need:
-                phase = BACKUP
+                phase = LEAVE
                 continue
             # the bookkeeping of a placement mirrors the sparse-set kernel's MULTI step on purpose: both kernels
             # must count attempts, fits, updates and dead ends alike, level by level (tests/test_bitset.py)
@@ -299,8 +332,8 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
             chosen[level] = o
             commit(level, o, b)
             level += 1
-            phase = FORWARD
-        else:  # BACKUP: leave this level and take back the placement one level up
+            phase = ENTER
+        else:  # LEAVE: leave this level and take back the placement one level up
             if level == 0:
                 status = DONE
                 break
@@ -308,9 +341,9 @@ def bitset_search(item_bits, opt_ptr, opt_items, class_bits, class_w, count, lo,
             b = branch[level]
             o = chosen[level]
             uncommit(o, b)
-            if mode[level] == 0:
+            if mode[level] == EACH:
                 phase = TRY
-            elif mode[level] == 2:
+            elif mode[level] == REPLAYED:
                 release(b)
             else:
                 release(b)

@@ -20,7 +20,8 @@ pieces left (O(pieces x volume) steps, memory linear in the volume) rather
 than tabulated per combination of piece counts, whose size grows
 geometrically with the number of piece sizes.
 
-The helpers are plain jitted functions over the DLX arrays; the kernels call
+The helpers are plain jitted functions over the DLX kernel's bundles
+(:mod:`bench.kernels.sparse_sets`); the kernels call
 them only when the constraint is switched on, so a search without
 constraints pays one untaken branch per node.
 """
@@ -118,14 +119,34 @@ def volume_violated_bits(occ, n_local, nb_ptr, nb, left, sizes, region, vol, mar
 
 
 @njit(cache=True)
-def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr, nb,
-                       shape_size, region, vol, stack, counts, reach, mark, rmark, out):
-    """Options in play whose placement walls off a region no other pieces fill; returns how many, in ``out``.
+def volume_filter_pass(matrix, sparse, cons):
+    """Options in play whose placement walls off a region no other pieces fill; returns how many, in ``cons.out``.
 
     Regions are labelled once; an option is checked against the regions it
     does not touch by their volumes alone, and the rest of the regions it
-    touches is flood-filled from its own neighbours.
+    touches is flood-filled from its own neighbours.  ``matrix`` and
+    ``sparse`` are the DLX kernel's bundles (:mod:`bench.kernels.sparse_sets`).
     """
+    n_cells = matrix.n_cells
+    opt_ptr = matrix.opt_ptr
+    opt_items = matrix.opt_items
+    hi = matrix.hi
+    count = sparse.count
+    size = sparse.size
+    sets = sparse.sets
+    set_start = sparse.set_start
+    node_opt = sparse.node_opt
+    nb_ptr = cons.nb_ptr
+    nb = cons.nb
+    shape_size = cons.shape_size
+    region = cons.region
+    vol = cons.vol
+    stack = cons.stack
+    counts = cons.counts
+    reach = cons.reach
+    mark = cons.mark
+    rmark = cons.rmark
+    out = cons.out
     n_items = count.shape[0]
     n_reg = open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack)
     piece_counts(n_cells, count, hi, shape_size, counts)
@@ -182,9 +203,17 @@ def volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_
 
 
 @njit(cache=True)
-def parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_par, opt_pstep, par_ok, offset,
-                       d, s, out):
-    """Options in play after which the pieces left cannot reach the region's parity; returns how many."""
+def parity_filter_pass(matrix, sparse, cons, d, s):
+    """Options in play after which the pieces left cannot reach the region's parity ``d``, ``s``; returns how many,
+    in ``cons.out``."""
+    n_cells = matrix.n_cells
+    hi = matrix.hi
+    count = sparse.count
+    size = sparse.size
+    sets = sparse.sets
+    set_start = sparse.set_start
+    node_opt = sparse.node_opt
+    opt_par, opt_pstep, par_ok, offset, out = cons.opt_par, cons.opt_pstep, cons.par_ok, cons.cfg[C_PAR_OFFSET], cons.out
     width = par_ok.shape[1]
     n_out = 0
     for t in range(n_cells, count.shape[0]):
@@ -224,8 +253,7 @@ def take_out(o, opt_ptr, opt_items, size, sets, loc, set_start):
     return opt_ptr[o + 1] - opt_ptr[o]
 
 @njit(cache=True)
-def fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items, dec, tstamp, ostamp,
-                    tlist, cfg, out):
+def fit_filter_pass(matrix, sparse, cons):
     """Take out of play, in place, the options after which some item cannot get the options it still needs.
 
     Placing option o closes the items it fills up; every other option in
@@ -237,8 +265,24 @@ def fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr
     root of a puzzle's search, every option from the last back to the first;
     a removal swaps an option already tested into the place it leaves, so
     walking back visits every option once).  Returns how many options it
-    removed; they are ``out[:n]``.
+    removed; they are ``cons.out[:n]``.
     """
+    opt_ptr = matrix.opt_ptr
+    opt_items = matrix.opt_items
+    lo = matrix.lo
+    hi = matrix.hi
+    count = sparse.count
+    size = sparse.size
+    sets = sparse.sets
+    loc = sparse.loc
+    set_start = sparse.set_start
+    node_opt = sparse.node_opt
+    dec = cons.dec
+    tstamp = cons.tstamp
+    ostamp = cons.ostamp
+    tlist = cons.tlist
+    cfg = cons.cfg
+    out = cons.out
     n_items = count.shape[0]
     n_out = 0
     for i in range(n_items - 1, -1, -1):

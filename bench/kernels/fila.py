@@ -47,19 +47,31 @@ TriggerArgs = namedtuple("TriggerArgs", [
     "region", "vol", "mark", "stack", "reach"])
 """The parity and volume triggers' arrays for one hand-off, as the FILA kernel takes them, by name."""
 
+FilaLists = namedtuple("FilaLists", [
+    "lay", "entry_img", "lp", "ls_base", "vmask", "nbr", "dright", "dleft", "dmask", "full", "nonempty", "img_opt",
+    "prefix", "slack", "spare", "p0", "n_shapes"])
+"""One hand-off's sub-puzzle as the kernel reads it (:func:`~bench.kernels.fila_lists.build_handoff`): the images'
+layouts, the list entries and list sets (``entry_img``, ``lp``, ``ls_base``, ``vmask``, ``nonempty``), the cells'
+neighbours and open bits (``nbr``, ``dright``, ``dleft``, ``dmask``, ``full``), each image's option of the cover
+(``img_opt``) and the DLX options placed above (``prefix``); the spare pieces per shape (``slack``, ``spare``: any),
+the pieces left at the hand-off (``p0``) and the shapes (``n_shapes``)."""
 
+FilaOrder = namedtuple("FilaOrder", ["kind", "fam", "order_cells"])
+"""FILA's schedule per number of pieces remaining: the selection kind, the list family, and each family's cells in
+scan order (for ORDER)."""
+
+FilaStack = namedtuple("FilaStack", ["fstate", "occ_stack", "stk", "pos_stack", "fbuf", "fcount", "flen", "left",
+                                     "chosen"])
+"""FILA's search state: the ``F_*`` slots, the occupancy and the ``L_*`` columns per level, ORDER's scan position,
+the fit buffer with each shape's fits and list length, the pieces left per shape, and the options on the board
+(``chosen``, written at a cover or a trace event)."""
 
 
 # -- the kernel ----------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, full_arr, kind, fam, order_cells,
-                nonempty, left, slack, fstate, occ_stack, stk, pos_stack,
-                fbuf, fcount, flen, p0, n_shapes,
-                state, attempts, fits,
-                prefix, img_opt, chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask, grid, classify,
-                sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, trace, spare, fcons):
+def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, trace, node_budget):
     """Run FILA from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE, PAUSED, FULL_STOP, BUFFER_FULL or TRACE (codes of
@@ -67,10 +79,12 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     ``trace`` is polycube's ``-t K``, as in DLX: a placement is reported
     when at least K - 1 pieces remain (exactly 1 - K for K < 0), a removal
     when at least K remain; the options on the board are then
-    ``chosen[:fstate[F_TRACE_LEN]]``.  Counts
-    go to the DLX search's ``state``, ``attempts`` and ``fits``, so limits
-    and statistics cover the whole pipeline.  ``lay`` and ``occ_stack`` are
-    ``uint64[:]`` for one-word bitfields and ``uint64[:, 2]`` for two.
+    ``chosen[:fstate[F_TRACE_LEN]]``.  The hand-off's arrays come in
+    :data:`FilaLists`, :data:`FilaOrder` and :data:`FilaStack`; the DLX
+    search's ``counters``, ``matrix``, ``symmetry`` and ``sink``
+    (:mod:`bench.kernels.codes`) are FILA's too, so limits and statistics
+    cover the whole pipeline.  ``lay`` and ``occ_stack`` are ``uint64[:]``
+    for one-word bitfields and ``uint64[:, 2]`` for two.
 
     The level being worked on lives in locals (its occupancy, list set,
     shapes still to try, shape and list cursor); ``stk`` keeps them for the
@@ -90,12 +104,57 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
     (:mod:`bench.kernels.constraints`, :meth:`FilaRun.constraint_args`);
     they act below the hand-off node, which DLX has checked.
     """
+    # the bundles' fields, one a line (see bench.kernels.codes)
+    lay = lists.lay
+    entry_img = lists.entry_img
+    lp = lists.lp
+    ls_base = lists.ls_base
+    vmask = lists.vmask
+    nbr = lists.nbr
+    dright = lists.dright
+    dleft = lists.dleft
+    dmask = lists.dmask
+    full_arr = lists.full
+    nonempty = lists.nonempty
+    img_opt = lists.img_opt
+    prefix = lists.prefix
+    slack = lists.slack
+    spare = lists.spare
+    p0 = lists.p0
+    n_shapes = lists.n_shapes
+    kind = order.kind
+    fam = order.fam
+    order_cells = order.order_cells
+    fstate = stack.fstate
+    occ_stack = stack.occ_stack
+    stk = stack.stk
+    pos_stack = stack.pos_stack
+    fbuf = stack.fbuf
+    fcount = stack.fcount
+    flen = stack.flen
+    left = stack.left
+    chosen = stack.chosen
+    state = counters.state
+    attempts = counters.attempts
+    fits = counters.fits
+    goal = sink.goal
     # always passed (not None without triggers, as DLX's cons is): a specialization without them searched 10x6
     # 3 % slower (interleaved in one process) for under 2 s less compiling, and measured again as whole processes
     # (results/checkouts-86c44cb-ef80c10.md) 10x6 15 % and the Tetris Cube 7 % slower
-    ccfg, par_ok, img_par, img_pstep, fpar = fcons.cfg, fcons.par_ok, fcons.img_par, fcons.img_pstep, fcons.fpar
-    counters, lnb_ptr, lnb, lsize = fcons.counters, fcons.nb_ptr, fcons.nb, fcons.size
-    lregion, lvol, lmark, lstack, lreach = fcons.region, fcons.vol, fcons.mark, fcons.stack, fcons.reach
+    ccfg = fcons.cfg
+    par_ok = fcons.par_ok
+    img_par = fcons.img_par
+    img_pstep = fcons.img_pstep
+    fpar = fcons.fpar
+    tcounters = fcons.counters
+    lnb_ptr = fcons.nb_ptr
+    lnb = fcons.nb
+    lsize = fcons.size
+    lregion = fcons.region
+    lvol = fcons.vol
+    lmark = fcons.mark
+    lstack = fcons.stack
+    lreach = fcons.reach
     pb_min = np.uint64(ccfg[C_PARITY_BT])
     vb_min = np.uint64(ccfg[C_VOLUME_BT])
     poff = ccfg[C_PAR_OFFSET]
@@ -142,12 +201,12 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             fpar[lv, 1] = ps
             d += poff
             if d < 0 or d >= pwidth or par_ok[ps, d] == 0:
-                counters[K_PARITY_BT, p] += 1
+                tcounters[K_PARITY_BT, p] += 1
                 return True
         if vb_min > zero and p >= vb_min:
             if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lregion, lvol, lmark, lstack,
                                     lreach):
-                counters[K_VOLUME_BT, p] += 1
+                tcounters[K_VOLUME_BT, p] += 1
                 return True
         return False
 
@@ -157,14 +216,26 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
         return trace > 0 and left >= trace
 
-    def show(lv, what):
-        # the options on the board, for the trace event ``what``
+    def board(lv):
+        # the options on the board (a cover's, or a trace event's) into chosen; returns how many
         for t in range(n_prefix):
             chosen[t] = prefix[t]
         for t in range(np.int64(lv)):
             chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
-        fstate[F_TRACE_KIND] = what
-        fstate[F_TRACE_LEN] = n_prefix + np.int64(lv)
+        return n_prefix + np.int64(lv)
+
+    def scanned_hole(kd, f, occ, h, lv, pieces):
+        # f: the lowest open bit; a fixed order: the next open cell of the family's order, from where the level
+        # above stopped when it scans the same family
+        if kd == FIRST:
+            return np.uint64(lowest(h))
+        m = zero
+        if lv > zero and fam[pieces + one] == fam[pieces]:
+            m = pos_stack[lv - one] + one
+        while test(occ, order_cells[f, m]):
+            m += one
+        pos_stack[lv] = m
+        return np.uint64(order_cells[f, m])
 
     def list_set(f, c, occ):
         # cell c's list set for the occupancy of its variable neighbours (NOF)
@@ -248,33 +319,15 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             phase = BACKUP
             if done or p == goal_p:
                 if not (done and spare and shortfall()):
-                    depth = np.int64(level)
-                    for t in range(n_prefix):
-                        chosen[t] = prefix[t]
-                    for t in range(depth):
-                        chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
-                    status = record_cover(chosen, n_prefix + depth, classify and done, state, opt_ptr, opt_items,
-                                          n_cells, cell_inv, opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight,
-                                          max_solutions, stream)
+                    status = record_cover(chosen, board(level), done, state, matrix, symmetry, sink)
                     if status != DONE:
                         break
             elif triggers and level > zero and violated(occ, p, level):
                 pass
             elif p > zero:
+                # the hole to fill and its list set: e and s test the candidates' lists into the buffer
                 f = np.uint64(fam[p])
                 kd = kind[p]
-                if kd == FIRST:
-                    c = np.uint64(lowest(h))
-                elif kd == ORDER:
-                    m = zero
-                    if level > zero and fam[p + one] == fam[p]:
-                        m = pos_stack[level - one] + one
-                    while test(occ, order_cells[f, m]):
-                        m += one
-                    pos_stack[level] = m
-                    c = np.uint64(order_cells[f, m])
-                else:
-                    c = zero
                 buffered = kd == ESTIMATE or kd == SIZE
                 if buffered:
                     ls, half, tested = tightest(kd, f, occ, h, level)
@@ -283,7 +336,7 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
                     base = (level + level + half) * n_shapes
                     k = kend = (level + level + half) * buf_cap
                 else:
-                    ls = list_set(f, c, occ)
+                    ls = list_set(f, scanned_hole(kd, f, occ, h, level, p), occ)
                     base = ls * n_shapes
                 todo = nonempty[ls] & avail
                 phase = NEXT_SHAPE
@@ -317,7 +370,8 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             p += one
             phase = RESTORE
             if trace > 0 and traced(False, np.int64(p)):
-                show(level, 2)
+                fstate[F_TRACE_KIND] = 2
+                fstate[F_TRACE_LEN] = board(level)
                 status = TRACE
                 break
         if phase == RESTORE:
@@ -346,7 +400,8 @@ def fila_search(lay, entry_img, lp, ls_base, vmask, nbr, dright, dleft, dmask, f
             store(occ_stack, level, occ)
             phase = FORWARD
             if trace != 0 and traced(True, np.int64(p)):
-                show(level, 1)
+                fstate[F_TRACE_KIND] = 1
+                fstate[F_TRACE_LEN] = board(level)
                 status = TRACE
                 break
         else:

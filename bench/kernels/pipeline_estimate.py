@@ -28,7 +28,7 @@ candidates differ most.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 import numpy as np
 from bench.toolchain import warmup
@@ -57,19 +57,33 @@ def _is_open(c, open0, open1):
 
 
 @njit(cache=True)
-def sample_pipeline(mask, opt_ptr, opt_cells, opt_shape, anchor_ptr, anchor_opts, cell_ptr, cell_opts, nbr,
-                    n_cells, dlx_cells, lo, hi, kind, handoff, dead, trials, seed, depth, out):
+def sample_pipeline(arrays, dead, trials, seed, depth, out):
     """Accumulate ``trials`` stratified random paths per candidate into ``out`` (rows of :data:`N_E` columns).
 
-    ``mask[o]`` is option o's cells as two words (bit = scan rank), ``opt_cells``
-    the same cells listed (CSR by ``opt_ptr``), ``anchor_*`` the options per
-    lowest cell, ``cell_*`` per cell, ``nbr[c]`` cell c's neighbours as two
-    words.  ``kind[p]`` is FILA's heuristic with p pieces left, ``handoff``
-    the pieces left where FILA may take over.  ``dead[k, o]`` drops option o
-    from candidate k.  Paths stop
-    after ``depth`` placements: the estimate is then of the top ``depth``
-    levels of the tree.
+    ``arrays`` is a :class:`PipelineArrays`: ``mask[o]`` is option o's cells
+    as two words (bit = scan rank), ``opt_cells`` the same cells listed
+    (CSR by ``opt_ptr``), ``anchor_*`` the options per lowest cell,
+    ``cell_*`` per cell, ``nbr[c]`` cell c's neighbours as two words.
+    ``kind[p]`` is FILA's heuristic with p pieces left, ``handoff`` the
+    pieces left where FILA may take over.  ``dead[k, o]`` drops option o
+    from candidate k.  Paths stop after ``depth`` placements: the estimate
+    is then of the top ``depth`` levels of the tree.
     """
+    mask = arrays.mask
+    opt_ptr = arrays.opt_ptr
+    opt_cells = arrays.opt_cells
+    opt_shape = arrays.opt_shape
+    anchor_ptr = arrays.anchor_ptr
+    anchor_opts = arrays.anchor_opts
+    cell_ptr = arrays.cell_ptr
+    cell_opts = arrays.cell_opts
+    nbr = arrays.nbr
+    n_cells = arrays.n_cells
+    dlx_cells = arrays.dlx_cells
+    lo = arrays.lo
+    hi = arrays.hi
+    kind = arrays.kind
+    handoff = arrays.handoff
     np.random.seed(seed)
     n_opt = opt_shape.shape[0]
     n_shapes = lo.shape[0]
@@ -288,10 +302,10 @@ def tiny_sample() -> None:
     """A call of :func:`sample_pipeline` with the argument types of every real one, for the warm-up."""
     one = np.ones(1, dtype=np.int64)
     zero = np.zeros(1, dtype=np.int64)
-    sample_pipeline(np.ones((1, 2), dtype=np.uint64), np.array([0, 1]), zero, zero, np.array([0, 1]), zero,
-                    np.array([0, 1]), zero, np.zeros((1, 2), dtype=np.uint64), 1, zero, one, one,
-                    np.zeros(2, dtype=np.int64), 0, np.zeros((1, 1), dtype=np.bool_), 1, 1, 1,
-                    np.zeros((1, N_E), dtype=np.float64))
+    arrays = PipelineArrays(np.ones((1, 2), dtype=np.uint64), np.array([0, 1]), zero, zero, np.array([0, 1]), zero,
+                            np.array([0, 1]), zero, np.zeros((1, 2), dtype=np.uint64), 1, zero, one, one,
+                            np.zeros(2, dtype=np.int64), 0, zero)
+    sample_pipeline(arrays, np.zeros((1, 1), dtype=np.bool_), 1, 1, 1, np.zeros((1, N_E), dtype=np.float64))
 
 
 def _bits(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -299,29 +313,16 @@ def _bits(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cells >> 6, np.left_shift(np.uint64(1), (cells & 63).astype(np.uint64))
 
 
-@dataclass(frozen=True)
-class PipelineArrays:
+class PipelineArrays(namedtuple("PipelineArrays", [
+        "mask", "opt_ptr", "opt_cells", "opt_shape", "anchor_ptr", "anchor_opts", "cell_ptr", "cell_opts", "nbr",
+        "n_cells", "dlx_cells", "lo", "hi", "kind", "handoff", "renumber"])):
     """One cover as :func:`sample_pipeline` walks it: cells numbered in FILA's scan order (see the module docstring).
 
-    Options are renumbered (``renumber[new]`` is the cover's option), ordered by piece and cells.
+    Options are renumbered (``renumber[new]`` is the cover's option), ordered by piece and cells.  A named tuple,
+    so that the kernel takes it as one argument.
     """
 
-    mask: np.ndarray
-    opt_ptr: np.ndarray
-    opt_cells: np.ndarray
-    opt_shape: np.ndarray
-    anchor_ptr: np.ndarray
-    anchor_opts: np.ndarray
-    cell_ptr: np.ndarray
-    cell_opts: np.ndarray
-    nbr: np.ndarray
-    n_cells: int
-    dlx_cells: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    kind: np.ndarray
-    handoff: int
-    renumber: np.ndarray
+    __slots__ = ()
 
     @classmethod
     def build(cls, cover, order: str, handoff: int) -> "PipelineArrays":
@@ -377,10 +378,7 @@ class PipelineArrays:
         returns a row of :data:`N_E` sums per candidate.
         """
         out = np.zeros((dead.shape[0], N_E), dtype=np.float64)
-        sample_pipeline(self.mask, self.opt_ptr, self.opt_cells, self.opt_shape, self.anchor_ptr, self.anchor_opts,
-                        self.cell_ptr, self.cell_opts, self.nbr, self.n_cells, self.dlx_cells, self.lo, self.hi,
-                        self.kind, self.handoff, np.ascontiguousarray(dead[:, self.renumber]),
-                        trials, seed, depth, out)
+        sample_pipeline(self, np.ascontiguousarray(dead[:, self.renumber]), trials, seed, depth, out)
         return out
 
 

@@ -39,8 +39,9 @@ by position in the set, because positions depend on the subtrees searched
 before: this way the tree is the same whether a sub-problem is searched
 alone or within the whole search.
 
-**Search.**  Iterative, with an explicit level stack and four phases
-(forward, try, multi, backup).  The state lives in arrays that survive
+**Search.**  Iterative, with an explicit level stack and four steps
+in the shape of Knuth's DLX1 (enter a level, try the next option, the next
+multiple of identical pieces, leave the level).  The state lives in arrays that survive
 between calls, so the kernel runs in slices of a node budget and the Python
 wrapper can enforce time limits, react to Ctrl-C, print traces and drain the
 solution buffer without one Python call per solution.  Covers, unique and
@@ -50,17 +51,34 @@ total are counted inside the kernel through
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from bench.toolchain.registry import njit
-from bench.kernels.codes import (BACKUP, DONE, FORWARD, HANDOFF, MULTI, PAUSED, S_DEAD, S_LEVEL, S_NODES, S_PHASE,
-                                S_TRACE_KIND, S_UPDATES, TRACE, TRY, record_cover)
+from bench.kernels.codes import (DONE, EACH, ENTER, HANDOFF, LEAVE, MULTI, PAUSED, REPLAYED, S_DEAD, S_LEVEL, S_NODES,
+                                 S_PHASE, S_TRACE_KIND, S_UPDATES, TRACE, TRY, TWEAKED, record_cover)
 from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
                                       C_VOLUME_BT, C_VOLUME_FILTER, K_FIT_FILTER, K_PARITY_BT, K_PARITY_FILTER,
                                       K_VOLUME_BT, K_VOLUME_FILTER, fit_filter_pass, parity_filter_pass,
                                       take_out, volume_filter_pass, volume_violated)
 from bench.kernels.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 from bench.kernels.memo import CoverMemo
+
+SparseSets = namedtuple("SparseSets", ["node_opt", "sets", "loc", "set_start", "size", "count", "llink", "rlink"])
+"""The matrix in play as dancing cells (see the module's layout and multiplicities): the sparse sets of each
+item's active options (``node_opt``, ``sets``, ``loc``, ``set_start``, ``size``), how often each item is covered
+(``count``) and the list of the items that still need options (``llink``, ``rlink``)."""
+
+Levels = namedtuple("Levels", ["snap", "branch", "mode", "cur", "end", "node", "chosen"])
+"""The level stack: per level L, the item sizes on entering it (``snap[2L]``) and before each branch
+(``snap[2L+1]``), the item it branches on and how (``mode``: EACH, TWEAKED or REPLAYED of
+:mod:`bench.kernels.codes`), the next and end position of its branches in ``sets``, and the node and option placed
+there."""
+
+Handoff = namedtuple("Handoff", ["at", "cells", "shapes"])
+"""When DLX hands a branch to another engine (FILA): ``at`` or fewer pieces remain (0: never), no item has fewer
+than two options, at most ``cells`` cells are open and at most ``shapes`` shapes have pieces left."""
 
 # -- the kernel -------------------------------------------------------------------------
 #
@@ -70,24 +88,19 @@ from bench.kernels.memo import CoverMemo
 
 
 @njit(cache=True)
-def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, lo, hi, llink, rlink,
-               snap, branch, mode, cur, end, node, chosen,
-               state, attempts, fits, updates_by,
-               kind, table, rank, n_cells, n_pieces,
-               cell_inv, opt_map, opt_gmask, grid, classify,
-               sol_buf, sol_len, sol_weight, stream, max_solutions, node_budget, goal, first_item, trace,
-               handoff_at, handoff_cells, handoff_shapes, cons, path):
+def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, handoff, cons, trace, node_budget):
     """Run the search from the saved state for at most ``node_budget`` nodes.
 
     Returns DONE (search exhausted), PAUSED (budget spent), FULL_STOP
     (``max_solutions`` covers found), BUFFER_FULL (``stream`` is set and the
     solution buffer needs draining), TRACE (a trace event is waiting in the
-    state) or HANDOFF: ``handoff_at`` or fewer pieces remain, no item has
-    fewer than two options, at most ``handoff_cells`` cells are open and at
-    most ``handoff_shapes`` shapes have pieces left, so another engine may
-    finish this branch; the search resumes by backing up.  Without ``stream`` the buffer keeps the first covers found.
-    Calling again resumes exactly where it stopped.  ``snap[2L]`` holds the
-    item sizes on entering level L, ``snap[2L+1]`` those before each branch.
+    state) or HANDOFF: the :data:`Handoff` bundle's conditions hold, so
+    another engine may finish this branch; the search resumes by backing
+    up.  Without ``stream`` the buffer keeps the first covers found.
+    Calling again resumes exactly where it stopped.  The arrays come in the
+    bundles of :mod:`bench.kernels.codes` (``matrix``, ``counters``,
+    ``order``, ``symmetry``, ``sink``, ``path``) and of this module
+    (``sparse``, ``levels``, ``handoff``).
 
     ``cons`` carries the triggers and filters of
     :mod:`bench.kernels.constraints` (:meth:`Constraints.args`).  They act
@@ -97,7 +110,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
 
     ``cons`` is a :data:`~bench.kernels.constraints.ConstraintArgs`, or None
     when no trigger or filter is on (a specialisation without their code), ``path``
-    a :data:`~bench.engines.search.PathArgs`.  The first ``base`` levels replay a sub-problem's prefix: level
+    a :data:`~bench.kernels.codes.PathArgs`.  The first ``base`` levels replay a sub-problem's prefix: level
     L drops the options ``force_ex[force_ex_ptr[L]:force_ex_ptr[L+1]]`` (the
     siblings an identical-piece branch had already tweaked out) and places
     ``force_opt[L]``; nodes, attempts, fits and updates above ``base`` are
@@ -108,15 +121,54 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
     level L, and ``est`` accumulates nodes, attempts and complete covers each
     weighted by it, so one call is one unbiased estimate of the tree's size.
     """
+    # the bundles' fields, one a line (see bench.kernels.codes)
+    opt_ptr = matrix.opt_ptr
+    opt_items = matrix.opt_items
+    lo = matrix.lo
+    hi = matrix.hi
+    n_cells = matrix.n_cells
+    n_pieces = matrix.n_pieces
+    node_opt = sparse.node_opt
+    sets = sparse.sets
+    loc = sparse.loc
+    set_start = sparse.set_start
+    size = sparse.size
+    count = sparse.count
+    llink = sparse.llink
+    rlink = sparse.rlink
+    snap = levels.snap
+    branch = levels.branch
+    mode = levels.mode
+    cur = levels.cur
+    end = levels.end
+    node = levels.node
+    chosen = levels.chosen
+    state = counters.state
+    attempts = counters.attempts
+    fits = counters.fits
+    updates_by = counters.updates_by
+    kind = order.kind
+    table = order.table
+    rank = order.rank
+    goal = sink.goal
+    handoff_at = handoff.at
+    handoff_cells = handoff.cells
+    handoff_shapes = handoff.shapes
     # cons is None in a search without triggers or filters: numba then prunes every block guarded by
     # ``cons is not None`` before typing, and this specialisation compiles none of their code (a third of the
     # kernel's compile time)
     if cons is not None:
-        cfg, opt_par, opt_pstep, par_d, par_s = cons.cfg, cons.opt_par, cons.opt_pstep, cons.par_d, cons.par_s
-        track = cfg[C_PARITY_BT] > 0 or cfg[C_PARITY_FILTER] > 0
-        checks = track or cfg[C_VOLUME_BT] > 0 or cfg[C_VOLUME_FILTER] > 0 or cfg[C_FIT_FILTER] > 0
-    base, force_opt, force_ex_ptr, force_ex = path.base, path.force_opt, path.force_ex_ptr, path.force_ex
-    sample, sprod, est = path.sample, path.sprod, path.est
+        cfg = cons.cfg
+        checks = (cfg[C_PARITY_BT] > 0 or cfg[C_PARITY_FILTER] > 0 or cfg[C_VOLUME_BT] > 0
+                  or cfg[C_VOLUME_FILTER] > 0 or cfg[C_FIT_FILTER] > 0)
+    base = path.base
+    force_opt = path.force_opt
+    force_ex_ptr = path.force_ex_ptr
+    force_ex = path.force_ex
+    first_item = path.first_item
+    sample = path.sample
+    sprod = path.sprod
+    est = path.est
     if path.seed >= 0:
         np.random.seed(path.seed)
     n_items = np.uint32(size.shape[0])
@@ -249,44 +301,31 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             size[i] = snap[r, i]
             i += one
 
-    def choose(k, rank_row):
-        # the item to branch on; its branching degree is size - need + 1
-        best = root
-        best_size = 1 << 30
-        i = rlink[root]
-        if k != FIXED_ORDER:
-            while i != root:
-                degree = size[i] - (lo[i] - count[i]) + 1
-                if degree < best_size:
-                    best = i
-                    best_size = degree
-                    if degree <= 0:
-                        break
-                i = rlink[i]
-            return best
-        # fixed order: an item with 0, then 1 option wins; else the lowest-ranked cell
-        none = np.int64(root)
-        pick = (none, 2, none, 1 << 30, none, 1 << 30)
-        rr = U(rank_row)
-        while i != root:
-            degree = size[i] - (lo[i] - count[i]) + 1
-            pick = fixed_order_step(pick, np.int64(i), degree, i < n_cells, rank[rr, i] if i < n_cells else 0)
-            if pick[1] <= 0:
-                break
-            i = rlink[i]
-        return U(fixed_order_choice(pick, none))
-
     def traced(placed, left):
         if placed:
             return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
         return trace > 0 and left >= trace
 
-    # A step of FORWARD, named: it runs at most once per node.  The triggers and filters are functions of their own
-    # (node_backtracks, node_filters): as closures they would be inlined and processed in every specialization, then
-    # pruned from the one without them.
+    # The steps of ENTER, named: each runs at most once per node, from one call site (a closure is compiled once per
+    # call site, and each one inlined costs numba a pass over the whole kernel: the node's count and a cover's
+    # record stay in the loop).  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures
+    # they would be inlined and processed in every specialization, then pruned from the one without them.
 
-    def ready_for_handoff():
-        # hand the branch over unless an item is forced (0 or 1 options) or too many cells or shapes are open
+    def replay(lv):
+        # a replayed prefix's level: the siblings its branch had tweaked out go, and MULTI places its option (the
+        # state the splitter reached)
+        save(2 * lv)
+        for q in range(force_ex_ptr[lv], force_ex_ptr[lv + 1]):
+            drop_option(force_ex[q])
+        branch[lv] = opt_items[opt_ptr[force_opt[lv]]]
+        mode[lv] = REPLAYED
+
+    def handoff_due(lv, remaining):
+        # hand the branch over once few enough pieces remain (not while replaying, sampling, or at a forced first
+        # item), unless an item is forced (0 or 1 options) or too many cells or shapes are open
+        if (handoff_at <= 0 or remaining > handoff_at or sample or lv < base
+                or (lv == 0 and first_item >= 0)):
+            return False
         least = 1 << 30
         open_cells = 0
         i = rlink[root]
@@ -303,105 +342,129 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 shapes_left += 1
         return least >= 2 and open_cells <= handoff_cells and shapes_left <= handoff_shapes
 
+    def choose_item(lv, remaining):
+        # X3: the item to branch on (the forced first item at the root); its branching degree is size - need + 1
+        if lv == 0 and first_item >= 0:
+            return U(first_item)
+        best = root
+        best_size = 1 << 30
+        i = rlink[root]
+        if kind[remaining] != FIXED_ORDER:
+            while i != root:
+                degree = size[i] - (lo[i] - count[i]) + 1
+                if degree < best_size:
+                    best = i
+                    best_size = degree
+                    if degree <= 0:
+                        break
+                i = rlink[i]
+            return best
+        # fixed order: an item with 0, then 1 option wins; else the lowest-ranked cell
+        none = np.int64(root)
+        pick = (none, 2, none, 1 << 30, none, 1 << 30)
+        rr = U(table[remaining])
+        while i != root:
+            degree = size[i] - (lo[i] - count[i]) + 1
+            pick = fixed_order_step(pick, np.int64(i), degree, i < n_cells, rank[rr, i] if i < n_cells else 0)
+            if pick[1] <= 0:
+                break
+            i = rlink[i]
+        return U(fixed_order_choice(pick, none))
+
+    def cover_item(lv, b, remaining):
+        # X4: branch on item b.  One option still to place and room for one: cover b (its other options leave every
+        # item) and TRY its options in turn; else (identical pieces) MULTI places its largest option first.  Returns
+        # the next step.
+        branch[lv] = b
+        save(2 * lv)
+        need = lo[b] - count[b]
+        if need == 1 and hi[b] - count[b] == 1:
+            mode[lv] = EACH
+            count[b] += 1
+            unlist(b)
+            n = close(b, False)
+            state[S_UPDATES] += n
+            updates_by[remaining] += n
+            save(2 * lv + 1)
+            cur[lv] = set_start[b]
+            end[lv] = set_start[b] + U(size[b])
+            if sample:
+                degree = size[b]
+                cur[lv] += U(np.random.randint(0, degree))
+                end[lv] = cur[lv] + one
+                est[1] += sprod[lv] * degree
+                sprod[lv + 1] = sprod[lv] * degree
+            return TRY
+        mode[lv] = TWEAKED
+        if sample:
+            # the k-th branch of an identical-piece item: the k-1 before it tweaked out
+            degree = size[b] - need + 1
+            for q in range(np.random.randint(0, degree)):
+                drop_option(node_opt[largest(b)])
+            est[1] += sprod[lv] * degree
+            sprod[lv + 1] = sprod[lv] * degree
+        return MULTI
+
     level = state[S_LEVEL]
     phase = state[S_PHASE]
     nodes_end = state[S_NODES] + node_budget
     status = DONE
     while True:
-        if phase == FORWARD:
+        if phase == ENTER:
+            # X2, enter the level: a node, unless the budget is spent; a cover is recorded and left
             if state[S_NODES] >= nodes_end:
                 status = PAUSED
                 break
+            remaining = n_pieces - level
+            # a replayed prefix's nodes are the splitter's; a random path adds the node's weight to the estimate
             if level > base or base == 0:
                 state[S_NODES] += 1
             if sample and level >= base:
                 est[0] += sprod[level]
-            remaining = n_pieces - level
-            if cons is not None and track and level > 0:
-                # the parity trigger's and filter's state below the placement that led here
-                par_d[level] = par_d[level - 1] - opt_par[chosen[level - 1]]
-                par_s[level] = par_s[level - 1] - opt_pstep[chosen[level - 1]]
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
-                phase = BACKUP
+                # a cover, or a partial one at the goal: counted, classified when complete, buffered
+                phase = LEAVE
                 if sample and done:
                     est[2] += sprod[level]
-                status = record_cover(chosen, level, classify and done, state, opt_ptr, opt_items, n_cells, cell_inv,
-                                      opt_map, opt_gmask, grid, sol_buf, sol_len, sol_weight, max_solutions, stream)
+                status = record_cover(chosen, level, done, state, matrix, symmetry, sink)
                 if status != DONE:
                     break
                 continue
             if cons is not None and checks:
-                if node_backtracks(cons, level, remaining, n_cells, count, hi):
-                    phase = BACKUP
+                if node_backtracks(cons, level, remaining, chosen, matrix, sparse):
+                    phase = LEAVE
                     continue
-                n = node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc, set_start, node_opt,
-                                 opt_ptr, opt_items)
+                n = node_filters(cons, level, remaining, matrix, sparse)
                 # above a replayed prefix the updates are the splitter's
                 if level >= base:
                     state[S_UPDATES] += n
             if level < base:
-                # the prefix's option at this level, placed by MULTI: the state the splitter reached
-                o = force_opt[level]
-                save(2 * level)
-                for q in range(force_ex_ptr[level], force_ex_ptr[level + 1]):
-                    drop_option(force_ex[q])
-                branch[level] = opt_items[opt_ptr[o]]
-                mode[level] = 2
+                replay(level)
                 phase = MULTI
                 continue
-            if (handoff_at > 0 and remaining <= handoff_at and not sample and level >= base
-                    and not (level == 0 and first_item >= 0) and ready_for_handoff()):
+            if handoff_due(level, remaining):
+                # the other engine counts this node
                 state[S_NODES] -= 1
-                phase = BACKUP
+                phase = LEAVE
                 status = HANDOFF
                 break
-            if level == 0 and first_item >= 0:
-                b = U(first_item)
-            else:
-                b = choose(kind[remaining], table[remaining])
-            need = lo[b] - count[b]
-            if size[b] - need + 1 <= 0:
+            # X3, choose an item; X4, cover it, unless no option can satisfy it any more
+            b = choose_item(level, remaining)
+            if size[b] - (lo[b] - count[b]) + 1 <= 0:
                 state[S_DEAD] += 1
-                phase = BACKUP
+                phase = LEAVE
                 continue
-            branch[level] = b
-            save(2 * level)
-            if need == 1 and hi[b] - count[b] == 1:
-                mode[level] = 0
-                count[b] += 1
-                unlist(b)
-                n = close(b, False)
-                state[S_UPDATES] += n
-                updates_by[remaining] += n
-                save(2 * level + 1)
-                cur[level] = set_start[b]
-                end[level] = set_start[b] + U(size[b])
-                if sample:
-                    degree = size[b]
-                    cur[level] += U(np.random.randint(0, degree))
-                    end[level] = cur[level] + one
-                    est[1] += sprod[level] * degree
-                    sprod[level + 1] = sprod[level] * degree
-                phase = TRY
-            else:
-                mode[level] = 1
-                if sample:
-                    # the k-th branch of an identical-piece item: the k-1 before it tweaked out
-                    degree = size[b] - need + 1
-                    for q in range(np.random.randint(0, degree)):
-                        drop_option(node_opt[largest(b)])
-                    est[1] += sprod[level] * degree
-                    sprod[level + 1] = sprod[level] * degree
-                phase = MULTI
+            phase = cover_item(level, b, remaining)
         elif phase == TRY:
+            # X5, try the level's next option; X6 once none is left: uncover the item and leave
             b = branch[level]
             k = cur[level]
             if k == end[level]:
                 restore(2 * level)
                 relist(b)
                 count[b] -= 1
-                phase = BACKUP
+                phase = LEAVE
                 continue
             cur[level] = k + 1
             x = sets[k]
@@ -419,7 +482,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             updates_by[remaining] += n
             placed(level, x, o)
             level += 1
-            phase = FORWARD
+            phase = ENTER
             if trace != 0 and traced(True, n_pieces - level):
                 state[S_TRACE_KIND] = 1
                 status = TRACE
@@ -434,7 +497,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 x = opt_ptr[force_opt[level]]
             elif size[b] < lo[b] - count[b]:
                 restore(2 * level)
-                phase = BACKUP
+                phase = LEAVE
                 continue
             else:
                 x = largest(b)
@@ -461,14 +524,14 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 count[b] -= 1
                 if not counted:
                     restore(2 * level)
-                    phase = BACKUP
+                    phase = LEAVE
                     continue
                 state[S_UPDATES] += drop_option(o)
                 state[S_DEAD] += 1
                 continue
             placed(level, x, o)
             level += 1
-            phase = FORWARD
+            phase = ENTER
             if not counted:
                 continue
             state[S_UPDATES] += n + m
@@ -477,7 +540,7 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
                 state[S_TRACE_KIND] = 1
                 status = TRACE
                 break
-        else:  # BACKUP: leave this level and undo the placement one level up
+        else:  # LEAVE (X8): back to the level above, undoing its placement (X6), then on to its next branch
             if level == 0:
                 status = DONE
                 break
@@ -487,9 +550,9 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
             b = branch[level]
             restore(2 * level + 1)
             uncommit(o, x)
-            if mode[level] == 0:
+            if mode[level] == EACH:
                 phase = TRY
-            elif mode[level] == 2 or sample:
+            elif mode[level] == REPLAYED or sample:
                 # a prefix's level, or, on a random path, an identical-piece level's one branch: this level is done
                 if count[b] == lo[b]:
                     relist(b)
@@ -513,26 +576,37 @@ def dlx_search(opt_ptr, opt_items, node_opt, sets, loc, set_start, size, count, 
 
 
 @njit(cache=True)
-def node_backtracks(cons, level, remaining, n_cells, count, hi):
-    """The triggers at a DLX node: True (counted) when the pieces left cannot reach the region's parity or a region's volume."""
+def node_backtracks(cons, level, remaining, chosen, matrix, sparse):
+    """The triggers at a DLX node: True (counted) when the pieces left cannot reach the region's parity or a region's
+    volume.
+
+    First the parity state below the placement that led here, which the
+    parity filter and a hand-off to FILA read too.
+    """
     cfg = cons.cfg
+    par_d = cons.par_d
+    par_s = cons.par_s
+    if level > 0 and (cfg[C_PARITY_BT] > 0 or cfg[C_PARITY_FILTER] > 0):
+        o = chosen[level - 1]
+        par_d[level] = par_d[level - 1] - cons.opt_par[o]
+        par_s[level] = par_s[level - 1] - cons.opt_pstep[o]
     pb_min = cfg[C_PARITY_BT]
     vb_min = cfg[C_VOLUME_BT]
     if pb_min > 0 and remaining >= pb_min:
-        idx = cons.par_d[level] + cfg[C_PAR_OFFSET]
-        if idx < 0 or idx >= cons.par_ok.shape[1] or cons.par_ok[cons.par_s[level], idx] == 0:
+        idx = par_d[level] + cfg[C_PAR_OFFSET]
+        if idx < 0 or idx >= cons.par_ok.shape[1] or cons.par_ok[par_s[level], idx] == 0:
             cons.counters[K_PARITY_BT, remaining] += 1
             return True
     if vb_min > 0 and remaining >= vb_min:
-        if volume_violated(n_cells, count, hi, cons.nb_ptr, cons.nb, cons.shape_size, cons.region, cons.vol, cons.mark,
-                           cons.stack, cons.counts, cons.reach):
+        if volume_violated(matrix.n_cells, sparse.count, matrix.hi, cons.nb_ptr, cons.nb, cons.shape_size,
+                           cons.region, cons.vol, cons.mark, cons.stack, cons.counts, cons.reach):
             cons.counters[K_VOLUME_BT, remaining] += 1
             return True
     return False
 
 
 @njit(cache=True)
-def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items):
+def node_filters(cons, level, remaining, matrix, sparse):
     """The in-search filters at a DLX node; returns the list updates they took.
 
     They take out of play the options that would break the parity, a
@@ -540,7 +614,15 @@ def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc
     out leaves every item's set as in the kernel, and comes back when the
     kernel restores the level's set sizes.
     """
-    cfg, counters, out = cons.cfg, cons.counters, cons.out
+    cfg = cons.cfg
+    counters = cons.counters
+    out = cons.out
+    opt_ptr = matrix.opt_ptr
+    opt_items = matrix.opt_items
+    size = sparse.size
+    sets = sparse.sets
+    loc = sparse.loc
+    set_start = sparse.set_start
     pf_min = cfg[C_PARITY_FILTER]
     vf_min = cfg[C_VOLUME_FILTER]
     ff_min = cfg[C_FIT_FILTER]
@@ -555,14 +637,11 @@ def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc
         return n
 
     if pf_min > 0 and remaining >= pf_min:
-        m = parity_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, cons.opt_par, cons.opt_pstep,
-                               cons.par_ok, cfg[C_PAR_OFFSET], cons.par_d[level], cons.par_s[level], out)
+        m = parity_filter_pass(matrix, sparse, cons, cons.par_d[level], cons.par_s[level])
         updates += drop(m)
         counters[K_PARITY_FILTER, remaining] += m
     if vf_min > 0 and remaining >= vf_min:
-        m = volume_filter_pass(n_cells, count, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, cons.nb_ptr,
-                               cons.nb, cons.shape_size, cons.region, cons.vol, cons.stack, cons.counts, cons.reach,
-                               cons.mark, cons.rmark, out)
+        m = volume_filter_pass(matrix, sparse, cons)
         updates += drop(m)
         counters[K_VOLUME_FILTER, remaining] += m
     if ff_min > 0 and remaining >= ff_min:
@@ -570,8 +649,7 @@ def node_filters(cons, level, remaining, n_cells, count, lo, hi, size, sets, loc
         while fit_rounds == 0 or r < fit_rounds:
             r += 1
             # the pass takes its options out itself (later ones see earlier removals)
-            m = fit_filter_pass(count, lo, hi, size, sets, loc, set_start, node_opt, opt_ptr, opt_items, cons.dec,
-                                cons.tstamp, cons.ostamp, cons.tlist, cfg, out)
+            m = fit_filter_pass(matrix, sparse, cons)
             for q in range(m):
                 updates += np.int64(opt_ptr[out[q] + 1] - opt_ptr[out[q]])
             counters[K_FIT_FILTER, remaining] += m

@@ -20,8 +20,13 @@ too, where a reflection maps the piece set onto itself.  A flat puzzle's
 group holds its plane's reflections under both, so its counts are
 ``unique_mirror`` (polycube's convention: flips of a one-sided set closed
 under mirroring count).  ``group_C`` without ``unique_C`` records the group
-of a puzzle counted only as solvable (``solvable = true``); ``slow = true``
-keeps a puzzle out of quick runs.
+of a puzzle counted only as solvable (``solvable = true``).
+
+**The quick run** (``bench run`` with no path) compares what can finish:
+``slow = true`` keeps a puzzle out of it because it takes long,
+``quick = false`` because there is little in it to compare (a static proof,
+or few engines that finish); ``slow_engines = ["cpsat", ...]`` keeps those
+engines off a puzzle in it (they need more than its timeout there).
 
 Files written before conventions were data say ``unique`` and ``group``:
 they are read as the puzzle's own convention without ``--mirror``
@@ -48,6 +53,7 @@ from bench.system.files import read_input
 FILE_NAME = "expected.toml"
 LEGACY = "legacy"
 FIELDS = {"unique": int, "total": int, "group": int, "symmetry": str, "source": str, "solvable": bool, "slow": bool,
+          "quick": bool, "slow_engines": list,
           **{f"{kind}_{c}": int for c in CONVENTIONS for kind in ("unique", "group")}}
 
 
@@ -66,6 +72,8 @@ class Recorded:
     total: int | None = None
     solvable: bool | None = None
     slow: bool = False
+    quick: bool = True
+    slow_engines: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,6 +93,13 @@ class Expected:
     total: int | None = None
     solvable: bool | None = None
     slow: bool = False
+    quick: bool = True
+    slow_engines: tuple[str, ...] = ()
+
+    @property
+    def in_quick_run(self) -> bool:
+        """True when the quick run (``bench run`` with no path) runs the puzzle: neither ``slow`` nor ``quick = false``."""
+        return self.quick and not self.slow
 
 
 def _parse(path: Path, key: str, entry) -> Recorded:
@@ -97,6 +112,8 @@ def _parse(path: Path, key: str, entry) -> Recorded:
             raise BenchError(f"{where}: unknown field '{name}'; expected one of {', '.join(FIELDS)}")
         if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or value < 0)):
             raise BenchError(f"{where}: {name} must be a {'non-negative integer' if kind is int else kind.__name__}")
+        if kind is list and not all(isinstance(item, str) and item for item in value):
+            raise BenchError(f"{where}: {name} must be a list of engine names, such as [\"cpsat\", \"sat\"]")
     for name in ("symmetry", "source"):
         if name not in entry:
             raise BenchError(f"{where}: missing field '{name}'")
@@ -115,7 +132,8 @@ def _parse(path: Path, key: str, entry) -> Recorded:
     if all(count is None for count, _ in unique.values()) and "total" not in entry and "solvable" not in entry:
         raise BenchError(f"{where}: give unique/total counts or solvable = true|false")
     return Recorded(key=key, symmetry=entry["symmetry"], source=entry["source"], unique=unique,
-                    total=entry.get("total"), solvable=entry.get("solvable"), slow=entry.get("slow", False))
+                    total=entry.get("total"), solvable=entry.get("solvable"), slow=entry.get("slow", False),
+                    quick=entry.get("quick", True), slow_engines=tuple(entry.get("slow_engines", ())))
 
 
 @lru_cache(maxsize=None)
@@ -177,8 +195,11 @@ def expected_key(puzzle) -> str:
     return name if definition.index == 1 else f"{name}#{definition.index}"
 
 
-def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
+def resolve(recorded: Recorded, puzzle, where: str = "", group_order: int | None = None) -> Expected:
     """The counts of ``recorded`` that apply to ``puzzle`` under its convention.
+
+    ``group_order`` is the order of the puzzle's group where it is known
+    already (a cover carries its group), else it is computed.
 
     Raises
     ------
@@ -186,7 +207,8 @@ def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
         When the group order recorded for the convention differs from the
         puzzle's group.
     """
-    convention, order = puzzle.convention, puzzle.group.order
+    convention = puzzle.convention
+    order = group_order if group_order is not None else puzzle.group.order
     own = CONVENTION_MIRROR if puzzle.planar else CONVENTION_ROTATIONS
     if convention in recorded.unique:
         found = convention
@@ -206,11 +228,11 @@ def resolve(recorded: Recorded, puzzle, where: str = "") -> Expected:
                          f"({convention}) has order {order}")
     return Expected(key=recorded.key, convention=convention, group=group, symmetry=recorded.symmetry,
                     source=recorded.source, unique=unique, total=recorded.total, solvable=recorded.solvable,
-                    slow=recorded.slow)
+                    slow=recorded.slow, quick=recorded.quick, slow_engines=recorded.slow_engines)
 
 
-def expected_for(puzzle) -> Expected | None:
-    """The expected counts recorded for a puzzle under its convention, or None.
+def expected_for(puzzle, group_order: int | None = None) -> Expected | None:
+    """The expected counts recorded for a puzzle under its convention, or None (``group_order`` as for :func:`resolve`).
 
     Raises
     ------
@@ -230,4 +252,4 @@ def expected_for(puzzle) -> Expected | None:
     entry = entries.get(key)
     if entry is None:
         return None
-    return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ")
+    return resolve(entry, puzzle, f"{path.parent / FILE_NAME}: ", group_order)

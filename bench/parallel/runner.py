@@ -18,7 +18,7 @@ import hashlib
 import json
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from bench.system import signals
@@ -31,7 +31,7 @@ from bench.toolchain import sources, warmup
 from bench.engines.constraints import SETTING_SLOTS, constrained
 from bench.engines.search import search_specialization
 from bench.engines.sampling import estimate_nodes, estimate_tree
-from bench.parallel import STALL_SECONDS, SUBPROBLEMS_PER_WORKER
+from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions
 from bench.parallel.journal import Journal, prune
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
 from bench.parallel import executors
@@ -52,30 +52,6 @@ INEXACT_COUNTERS = ("NODES", "UPDATES", "DEAD_ENDS", "ATTEMPTS*", "FITS*", "NO_F
                     "PARITY_*", "VOLUME_*", "FIT_FILTER*")
 """The ``--info`` counters (glob patterns) that differ from one search's when the split cuts below FILA's
 hand-off (:func:`exact_depth` says why): every counter of the search itself; covers, unique and total add up."""
-
-
-@dataclass(frozen=True)
-class ParallelOptions:
-    """How to spread a solve: ``workers`` local processes, or the Dask scheduler at ``cluster``.
-
-    ``journal`` is the checkpoint file (None: ``journal_dir``/NAME-KEY.jsonl,
-    or none without a directory either); ``resume`` continues it;
-    ``depth`` fixes the split depth (None: chosen from the worker count);
-    ``progress`` forces the progress bar on or off (None: on a terminal);
-    ``explicit`` says the user asked for the split (else it is only used
-    when the search is large); a worker silent for ``stall_seconds`` is
-    killed and its sub-problem solved again.
-    """
-
-    workers: int = 1
-    cluster: str | None = None
-    journal: Path | None = None
-    journal_dir: Path | None = None
-    resume: bool = False
-    depth: int | None = None
-    progress: bool | None = None
-    explicit: bool = True
-    stall_seconds: float = STALL_SECONDS
 
 
 def splittable(engine, settings: Settings, limits) -> str | None:

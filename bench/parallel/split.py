@@ -113,7 +113,7 @@ def _path(search, prefix: tuple) -> tuple:
     path = list(prefix)
     for lv in range(len(prefix), level):
         excluded: tuple = ()
-        if search.mode[lv] == 1:
+        if search.mode[lv] == codes.TWEAKED:
             b = search.branch[lv]
             start = int(search.set_start[b])
             tweaked = search.sets[start + int(search.snap[2 * lv + 1, b]): start + int(search.snap[2 * lv, b])]

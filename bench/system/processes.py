@@ -9,15 +9,12 @@ watchdog thread polls the parent.  Grandchildren follow in a chain, each
 dying with its own parent.
 
 :func:`call_with_deadline` runs a call that cannot be interrupted from
-Python (a C library's count) in such a child and kills it at the deadline.
-
-:func:`exit_now` ends the ``bench`` program without the interpreter's
-tear-down, which costs 0.07 s on an idle machine (0.2 s on a busy one).
+Python (a C library's count) in such a child and kills it at the deadline,
+or as soon as a stop signal reaches this process.
 """
 
 from __future__ import annotations
 
-import atexit
 import ctypes
 import ctypes.util
 import multiprocessing
@@ -30,26 +27,6 @@ import traceback
 
 PR_SET_PDEATHSIG = 1
 WATCHDOG_SECONDS = 0.5
-
-
-def exit_now(status: int) -> None:
-    """End the program with ``status`` once the exit handlers have run and the standard streams are flushed.
-
-    The interpreter's own tear-down frees every object one by one (numba's
-    and LLVM's a hundred thousand of them, whose memory the kernel reclaims
-    at once anyway): 0.07 s of every run on an idle machine, 0.2 s on a
-    busy one, serial time that no second core can share.  Files ``bench``
-    writes are closed (or fsynced) where they are written, never left to
-    the tear-down.
-    """
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            # a reader gone away, or a stream already closed: nothing more can reach it
-            status = status or 1
-    os._exit(status)
 
 
 def die_with_parent(parent_pid: int) -> None:
@@ -85,12 +62,18 @@ class Overdue(Exception):
     """A call run by :func:`call_with_deadline` did not finish in time (it was killed)."""
 
 
-def call_with_deadline(function, seconds: float | None, *args):
-    """``function(*args)`` in a forked child that dies with this process, killed after ``seconds``.
+def call_with_deadline(function, seconds: float | None, *args, relay=None):
+    """``function(*args)`` in a forked child that dies with this process, killed after ``seconds`` (None: never).
 
-    The child shares everything built before the call (no copying, no
-    pickling of the arguments); only the return value travels back, so it
-    must be picklable.  With ``seconds`` None the call runs here.
+    For a call that cannot be interrupted from Python (a C library's
+    search): it is killed at the deadline, or at once when a stop signal
+    reaches this process while it waits (the ``KeyboardInterrupt`` goes on
+    to the caller).  The child shares everything built before the call (no
+    copying, no pickling of the arguments); only the return value travels
+    back, so it must be picklable.  With ``relay``, the child calls
+    ``function(*args, forward)``, and each ``forward(*items)`` there is a
+    ``relay(*items)`` here, in order, while the call runs (the covers of an
+    enumeration, printed or kept by this process).
 
     Raises
     ------
@@ -99,24 +82,28 @@ def call_with_deadline(function, seconds: float | None, *args):
     RuntimeError
         When the child crashed or raised (with the exception's last line).
     """
-    if seconds is None:
-        return function(*args)
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
-    child = context.Process(target=_call_child, args=(function, args, send, os.getpid()), daemon=True)
+    child = context.Process(target=_call_child, args=(function, args, send, os.getpid(), relay is not None),
+                            daemon=True)
+    deadline = None if seconds is None else time.monotonic() + max(seconds, 0.0)
     child.start()
     send.close()
     try:
-        if not receive.poll(max(seconds, 0.0)):
-            raise Overdue(f"killed after {seconds:g} s")
-        try:
-            ok, value = receive.recv()
-        except EOFError:
-            child.join(5)
-            raise RuntimeError(f"the child process crashed (exit code {child.exitcode})") from None
-        if not ok:
-            raise RuntimeError(value)
-        return value
+        while True:
+            if not receive.poll(None if deadline is None else max(deadline - time.monotonic(), 0.0)):
+                raise Overdue(f"killed after {seconds:g} s")
+            try:
+                kind, value = receive.recv()
+            except EOFError:
+                child.join(5)
+                raise RuntimeError(f"the child process crashed (exit code {child.exitcode})") from None
+            if kind == "items":
+                relay(*value)
+            elif kind == "error":
+                raise RuntimeError(value)
+            else:
+                return value
     finally:
         if child.is_alive():
             child.kill()
@@ -124,12 +111,15 @@ def call_with_deadline(function, seconds: float | None, *args):
         receive.close()
 
 
-def _call_child(function, args, send, parent_pid: int) -> None:
+def _call_child(function, args, send, parent_pid: int, relayed: bool) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it kills this child
     try:
-        send.send((True, function(*args)))
+        if relayed:
+            send.send(("value", function(*args, lambda *items: send.send(("items", items)))))
+        else:
+            send.send(("value", function(*args)))
     except BaseException as exc:
-        send.send((False, traceback.format_exception_only(type(exc), exc)[-1].strip()))
+        send.send(("error", traceback.format_exception_only(type(exc), exc)[-1].strip()))
     finally:
         send.close()

@@ -45,6 +45,12 @@ will need after its first.  A child that fails only costs the time: its
 specializations are compiled here then.  The kernel cache's locked saves
 (:mod:`bench.toolchain.cache`) keep two processes compiling at once from
 mixing up their entries.
+
+**What is compiling now.**  A first run compiles for tens of seconds; a
+display that shows the run's progress asks :func:`compiling` which
+specialization this process is compiling, loading or waiting for, and
+since when, and within :func:`watched` the one-line announcement of
+:func:`announce` is left to it.
 """
 
 from __future__ import annotations
@@ -68,6 +74,10 @@ _here: list[str] = []
 """Specializations a :func:`prefetch` left to this process, compiled while it waits for a child."""
 _batch: set[str] | None = None
 """The specializations prefetched within :func:`prefetching`, else None."""
+_now: list[tuple[str, float]] = []
+"""The specializations being made ready in this process (:func:`compiling`), innermost last, each with its start."""
+_watchers = 0
+"""How many :func:`watched` blocks are open: while one is, a display shows the compilation instead of :func:`announce`."""
 
 SPECIALIZATIONS: dict[str, Callable[[], None]] = {}
 """Every specialization registered so far (:func:`register`), with the tiny search that compiles (or loads) it."""
@@ -119,7 +129,7 @@ def announce(stream=None) -> bool:
     like a hang.
     """
     global _announced
-    if _announced:
+    if _announced or _watchers:
         return False
     _announced = True
     print("bench: compiling the native kernels this run needs (once; cached afterwards) ...",
@@ -157,12 +167,15 @@ def ensure(names: Iterable[str]) -> float:
         _recorded[name] = 0.0
         before = _spent
         start = time.perf_counter()
+        _now.append((name, start))
         try:
             _wait_for(name)
             _warm(name)
         except BaseException:
             del _recorded[name]
             raise
+        finally:
+            _now.remove((name, start))
         # a specialization warmed on the way (FILA's DLX levels) has its own record: this one keeps the rest
         seconds = time.perf_counter() - start - (_spent - before)
         _recorded[name] = seconds
@@ -353,6 +366,30 @@ def _wait_for(name: str) -> None:
         if other not in _recorded:
             ensure([other])
     child.join()
+
+
+def compiling() -> tuple[str, float] | None:
+    """``(specialization, perf_counter at its start)`` of what this process is compiling or loading now, or None.
+
+    Read by a progress display from another thread: a cached one is loaded
+    in milliseconds, so whatever lasts longer than a glance is a compile
+    (or the wait for a child compiling it).
+    """
+    try:
+        return _now[-1]
+    except IndexError:
+        return None
+
+
+@contextmanager
+def watched():
+    """Within the block a display shows what compiles (:func:`compiling`): :func:`announce` prints nothing."""
+    global _watchers
+    _watchers += 1
+    try:
+        yield
+    finally:
+        _watchers -= 1
 
 
 def spent() -> float:

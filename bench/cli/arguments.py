@@ -1,29 +1,143 @@
-"""Options shared by the commands, and what they ask of :func:`~bench.session.prepare.prepare` and the parallel runner.
+"""Reading the command line: the values options take, the options several commands share, the puzzles named.
 
-polycube's letters where they do not clash: ``-r`` redundancy filter,
-``-V -P -F`` one-shot (and in-search) filters, ``-p -v`` backtrack triggers;
-``-w --cluster --split-depth`` split a solve over processes or machines.
+**Values.**  Each of :func:`integer`, :func:`seconds`, :func:`fraction`,
+:func:`word`, :func:`cluster`, :func:`existing_file`,
+:func:`definition_path` and :func:`output_file` is an argparse ``type``: it
+returns the value or raises :class:`argparse.ArgumentTypeError` saying what
+was expected, which the parser turns into ``bench CMD: error: argument
+--opt: ...`` and exit status 2.  Numbers must be finite and in range
+(``nan``, ``inf`` and ``1e400`` are refused); names must not be empty.
 
-Every command's parser is built for every command line (``bench --help``
-lists them all), so what the parsers need imports neither numpy nor the
-engines: the modules that do work are imported by the functions that use them.
+**Shared options**, with polycube's letters where they do not clash:
+``-r`` redundancy filter, ``-V -P -F`` one-shot (and in-search) filters,
+``-p -v`` backtrack triggers; ``-w --cluster --split-depth`` split a solve
+over processes or machines; :func:`parallel_options` says what they ask
+of the parallel runner.
+
+Nothing here imports numpy, the models or the engines' modules: every
+command's parser is built from these, ``bench report --help`` included.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import re
 from pathlib import Path
+
+import platformdirs
 
 from bench.about import DISTRIBUTION
 from bench.cli.syntax import OptionalValue, piece_word
-from bench.cli.values import MAX_WORKERS, cluster, integer, word
 from bench.engines import engine_names
 from bench.errors import UsageError
-from bench.system.files import check_directory, check_output
 from bench.models.methods import REDUNDANCY_METHODS
 from bench.models.resources import DEFAULT_MAX_MEMORY, format_size, parse_size
-from bench.parallel import SUBPROBLEMS_PER_WORKER, default_workers
-import platformdirs
+from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions, default_workers
+from bench.system.files import check_output
+
+MAX_WORKERS = 1024
+"""More worker processes than this is a typo, not a machine."""
+
+CLUSTER_ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://[^\s:/]+:(\d{1,5})/?$")
+
+
+def integer(minimum: int | None = None, maximum: int | None = None, what: str = "an integer"):
+    """An integer type within ``[minimum, maximum]``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+            bounds = (f">= {minimum}" if maximum is None else f"from {minimum} to {maximum}" if minimum is not None
+                      else f"<= {maximum}")
+            raise argparse.ArgumentTypeError(f"expected {what} {bounds}, got {value}")
+        return value
+
+    return parse
+
+
+def real(what: str, minimum: float, inclusive: bool):
+    """A finite number above ``minimum`` (or equal to it, ``inclusive``); ``what`` says what is expected (``a number ...``)."""
+    bound = f"{'>=' if inclusive else '>'} {minimum:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
+        if not math.isfinite(value) or value < minimum or (value == minimum and not inclusive):
+            raise argparse.ArgumentTypeError(f"expected a finite {what.removeprefix('a ')} {bound}, got '{text}'")
+        return value
+
+    return parse
+
+
+seconds = real("a number of seconds", 0, inclusive=False)
+"""A finite, positive number of seconds."""
+fraction = real("a number", 0, inclusive=True)
+"""A finite number >= 0 (a relative change)."""
+
+
+def word(what: str):
+    """A non-empty word without blanks (an ordering spec, a format, an engine list)."""
+
+    def parse(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"expected {what}, got an empty value")
+        return text.strip()
+
+    return parse
+
+
+def cluster(text: str) -> str:
+    """A Dask scheduler address, ``tcp://HOST:PORT``."""
+    match = CLUSTER_ADDRESS.match(text.strip())
+    if match is None or not 1 <= int(match.group(2)) <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a scheduler address such as tcp://HOST:8786, got '{text}'")
+    return text.strip()
+
+
+def existing_file(text: str) -> str:
+    """A path to a regular file that exists (or ``-`` for standard input)."""
+    if text == "-":
+        return text
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got an empty one")
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    if not path.is_file():
+        raise argparse.ArgumentTypeError(f"not a regular file: {text}")
+    return text
+
+
+def definition_path(text: str) -> str:
+    """A definition file, a directory of them, or ``-`` for standard input."""
+    if text == "-":
+        return text
+    if not text:
+        raise argparse.ArgumentTypeError("expected a definition file or directory, got an empty name")
+    path = Path(text)
+    if not path.exists():
+        # a word meant for an option, as "bench solve fila x.txt" for "-e fila"
+        hint = f" (to pick the engine, write -e {text})" if text.lower() in engine_names() else ""
+        raise argparse.ArgumentTypeError(f"no such file or directory: {text}{hint}")
+    if not (path.is_file() or path.is_dir()):
+        raise argparse.ArgumentTypeError(f"not a regular file or directory: {text}")
+    return text
+
+
+def output_file(text: str) -> str:
+    """A file to write: not empty, not a directory."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a file name, got an empty one")
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"is a directory, expected a file: {text}")
+    return text
 
 
 def journal_dir() -> Path:
@@ -121,20 +235,6 @@ def in_search_settings(args) -> dict:
     return out
 
 
-def request_from(args, settings=None, tuned: bool = True):
-    """The :class:`~bench.session.prepare.Request` of a command line: redundancy, one-shot filters, ``settings``."""
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.session.prepare import Request, redundancy_argument
-
-    asked = {name: getattr(args, f"{name}_filter") for name in ("volume", "parity", "fit")}
-    on = {name: value not in (None, 0) for name, value in asked.items()}
-    kwargs = {} if settings is None else {"settings": settings}
-    return Request(redundancy=redundancy_argument(args.redundancy), redundancy_method=args.redundancy_method,
-                   redundancy_first=getattr(args, "redundancy_first", False), volume=on["volume"],
-                   parity=on["parity"], fit_rounds=args.fit_rounds if on["fit"] else None, tuned=tuned,
-                   max_memory=memory_limit(args), **kwargs)
-
-
 def add_memory_argument(parser) -> None:
     """``--max-memory SIZE``: how much memory a puzzle may need before it is refused (see :mod:`bench.models.resources`)."""
     parser.add_argument("--max-memory", type=_size, default=DEFAULT_MAX_MEMORY, metavar="SIZE",
@@ -179,13 +279,11 @@ def parallel_options(args):
     A journal checkpoints the sub-problems of a split, so ``--journal``
     asks for a split and is refused with ``--workers 1``.
     """
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.parallel.runner import ParallelOptions
-
     if args.cluster is not None:
-        # before any work: something else on the port (or nothing) is one line now, not a hang or a run of timeouts
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
         from bench.parallel.executors import probe_scheduler
 
+        # before any work: something else on the port (or nothing) is one line now, not a hang or a run of timeouts
         probe_scheduler(args.cluster)
     journal = getattr(args, "journal", None)
     if journal is not None:
@@ -221,28 +319,6 @@ def add_drawing_arguments(parser) -> None:
     parser.add_argument("--draw-max", type=integer(0, what="a number of pictures"), default=DEFAULT_DRAWN, metavar="N",
                         help=f"pictures --draw writes per puzzle; the solutions after them are counted, not drawn "
                              f"(default {DEFAULT_DRAWN})")
-
-
-def solution_drawer(args, cover, partial: bool):
-    """The sink that draws ``cover``'s solutions for ``--draw``, or None without it."""
-    if args.draw is None:
-        return None
-    if args.gallery < 0:
-        raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
-    check_drawing_folder(args)
-    # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
-    from bench.drawing.gallery import SolutionDrawer
-
-    return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery, args.draw_max)
-
-
-def check_drawing_folder(args) -> None:
-    """``--draw DIR`` checked before any search: a folder (made if missing) where files can be written."""
-    if args.draw is None:
-        return
-    if args.draw.exists() and not args.draw.is_dir():
-        raise UsageError(f"--draw {args.draw}: not a directory")
-    check_directory(args.draw, "--draw")
 
 
 def sample_spec(text: str) -> tuple[int, int, int]:
