@@ -109,27 +109,25 @@ def test_the_library_encodes_without_numba():
     assert proc.stdout.split() == ["2032", "4", "False"]
 
 
-def test_the_collector_waits_for_the_first_solve_and_then_runs_again(capsys):
+def test_the_collector_waits_for_the_first_solve_and_then_runs_again(monkeypatch):
     import gc
 
     from bench.cli import main
+    from bench.session.session import Session
     from support import DEFS
 
     seen = []
-    from bench.cli import solve
-
-    real = solve.solve_guarded
+    real = Session.solve
 
     def watched(*args, **kwargs):
         seen.append(gc.isenabled())
         return real(*args, **kwargs)
 
-    solve.solve_guarded = watched
+    monkeypatch.setattr(Session, "solve", watched)
     try:
         assert main(["solve", "-q", "-e", "fila", str(DEFS / "pentominoes_20x3.txt"),
                      str(DEFS / "pentominoes_20x3.txt")]) == 0
     finally:
-        solve.solve_guarded = real
         gc.unfreeze()
     assert seen == [False, True] and gc.isenabled()
 

@@ -180,7 +180,9 @@ def test_every_solve_ends_with_a_count_line_on_standard_error(capsys):
     out, err = capsys.readouterr()
     assert out == ""
     # the covers depend on the piece the redundancy filter constrains (X: 4, its symmetric images), not the counts
-    assert re.fullmatch(r".*pentominoes_20x3.txt: \d+ covers, 2 unique, 8 total in \d+\.\d{3} s \(fila, solved\)\n", err)
+    # on a cold cache a line before it says the kernels compile; the count line is last either way
+    assert re.fullmatch(r".*pentominoes_20x3.txt: \d+ covers, 2 unique, 8 total in \d+\.\d{3} s \(fila, solved\)",
+                        err.splitlines()[-1])
 
 
 @pytest.mark.slow

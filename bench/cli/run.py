@@ -74,7 +74,7 @@ DEFAULT_TIMEOUT = 20.0
 """Seconds per engine and puzzle: twice what the slowest engine the quick run keeps on a puzzle takes on a 2-core
 machine with other work on it (CP-SAT on the Soma cube, Ganak on the 20x3: 6 to 8 s), so that its cells are times."""
 DEFAULT_ENGINES = ",".join(ENGINES)
-"""Every registered engine: one whose library is missing reports how to install it and the run goes on."""
+"""Every registered engine; without ``--engine`` a run takes those available here (:func:`default_engines`)."""
 OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 """Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
@@ -92,8 +92,9 @@ def add_parser(sub, name: str, help: str) -> None:
     p.add_argument("paths", nargs="*", type=definition_path, metavar="PATH",
                    help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
                         "(every bundled definition not marked slow)")
-    p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
-                   help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+    p.add_argument("-e", "--engine", type=word("a list of engines"), metavar="E1,E2,...",
+                   help=f"engines, each NAME[:VARIANT] (default: every engine available here of {DEFAULT_ENGINES}; "
+                        "one named here that is missing a library or a device gives a 'skip' row that says why)")
     p.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds per engine and puzzle (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
@@ -276,6 +277,22 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
+def default_engines() -> list[str]:
+    """Every registered engine available on this machine; a line on standard error names the others and why.
+
+    A column of ``skip`` for an engine that cannot run here (the GPU engine
+    without a device) would only crowd the table.
+    """
+    specs = []
+    for name in ENGINES:
+        engine = get_engine(name)
+        if engine.available():
+            specs.append(name)
+        else:
+            tell(f"not run: {name} ({engine.missing()})")
+    return specs
+
+
 def shared_configuration(args, specs: list[str]) -> str | None:
     """The engine spec whose own configuration the run's shared cover takes (see the module docstring), or None.
 
@@ -371,7 +388,7 @@ def tell(text: str) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
-    specs = parse_engines(args.engine)
+    specs = parse_engines(args.engine) if args.engine is not None else default_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,

@@ -47,8 +47,8 @@ from bench.engines.search import MONITOR
 from bench.errors import BenchError, UsageError
 from bench.kernels.codes import S_COVERS, S_NODES
 from bench.models.expected import expected_for
-from bench.parallel.runner import solve_maybe_parallel
 from bench.session.prepare import prepare
+from bench.session.session import Session
 from bench.system import signals
 from bench.system.files import check_directory
 from bench.text import escape
@@ -307,8 +307,9 @@ def result_lines(result, n_pieces: int, one_shot: dict | None = None) -> list[st
     lines.append(f"NO_FITS_TOTAL={stats.get('attempts', 0) - stats.get('fits', 0)}")
     for key, value in stats.get("fila", {}).items():
         lines.append(f"FILA_{key.upper()}={value}")
-    for key, value in stats.get("parallel", {}).items():
-        lines.append(f"PARALLEL_{key.upper()}={escape(value)}")
+    for group in ("parallel", "gpu"):
+        for key, value in stats.get(group, {}).items():
+            lines.append(f"{group.upper()}_{key.upper()}={escape(value)}")
     lines += constraint_lines(stats, one_shot or {}, n_pieces)
     for key, label in (("updates_by_remaining", "LIST_UPDATES"), ("attempts_by_remaining", "ATTEMPTS"), ("fits_by_remaining", "FITS")):
         values = stats.get(key)
@@ -325,16 +326,14 @@ def solve_all(args) -> int:
     if args.solutions and not args.json:
         raise UsageError("--solutions adds the solutions to --json's document; without --json they are printed anyway")
     form, piece_form = parse_format(args.output)
-    engine = get_engine(engine_name(args))
-    if not engine.available():
-        raise UsageError(f"engine '{engine.name}' is not available: {engine.missing()}")
+    limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
+    session = Session.open(engine_name(args), request=request_from(args, settings_from(args), tuned=tuned(args)),
+                           limits=limits, parallel=parallel_options(args), cache=args.cache)
+    engine = session.engine
     printing = not (args.quiet or args.json)
     if (printing or args.solutions or args.draw is not None) and engine.counts_only:
         raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json "
                          "without --solutions, and no --draw) to get its counts")
-    limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
-    request = request_from(args, settings_from(args), tuned=tuned(args))
-    parallel = parallel_options(args)
     check_drawing_folder(args)
     errors: list[str] = []
     failed: list[str] = []
@@ -344,7 +343,7 @@ def solve_all(args) -> int:
     for path in definition_files(args.files):
         for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
             try:
-                prepared = prepare(puzzle, request, engine, cache=args.cache)
+                prepared = session.prepare(puzzle)
             except BenchError as exc:
                 errors.append(puzzle_error(puzzle, exc))
                 continue
@@ -404,9 +403,8 @@ def solve_all(args) -> int:
                     sink = recorder or (printer if printing else None)
                     if drawer is not None:
                         sink = drawer.also(sink) if sink is not None else drawer
-                    result = solve_guarded(cover, engine, settings, limits, parallel,
-                                           printing or recorder is not None or drawer is not None, sink, tracer,
-                                           announce)
+                    result = session.solve(cover, settings, on_solutions=sink, on_trace=tracer, alongside=announce,
+                                           printing=printing or recorder is not None or drawer is not None)
                 # start-up is over (bench.cli.solve.run): what it made stays, so the collector leaves it be
                 if not gc.isenabled():
                     gc.freeze()
@@ -492,28 +490,6 @@ def expected_check(puzzle, cover, result: Result, settings: Settings) -> tuple[s
     problems = [p["message"] for p in validate({"key": puzzle.name, "expected": expected}, [row])
                 if p["kind"] == "mismatch"]
     return ("mismatch" if problems else "agreed"), problems
-
-
-def solve_guarded(cover, engine, settings, limits, parallel, printing, printer, tracer, alongside) -> Result:
-    """The engine's solve, split when asked; an engine that crashes gives an ``error`` result with its message.
-
-    ``alongside()`` runs once, while the workers of a split search run, or
-    before a search in this process.
-    """
-    try:
-        return solve_maybe_parallel(cover, engine, settings, limits, parallel, printing=printing,
-                                    on_solutions=printer, on_trace=tracer, alongside=alongside)
-    except (BenchError, BrokenPipeError):
-        raise
-    except KeyboardInterrupt:
-        # a stop before the search began (an engine's set-up, a library's import): nothing counted yet
-        return Result(engine=engine.name, status=Status.INTERRUPTED, message="stopped before its search began")
-    except Exception as exc:  # noqa: BLE001 - whatever fails inside an engine is its result, never a traceback
-        if signals.stop_requested() is not None:
-            # a stop that arrived inside a library (an import, a callback) may come back as its own error
-            return Result(engine=engine.name, status=Status.INTERRUPTED, message="interrupted")
-        return Result(engine=engine.name, status=Status.ERROR,
-                      message=f"engine '{engine.name}' failed: {type(exc).__name__}: {exc}")
 
 
 class _SolutionPrinter:
@@ -691,7 +667,10 @@ class SolveProgress:
             # lazy: most solves never last the delay, and a cached solve spares tqdm's import (20 ms)
             from tqdm import tqdm
 
-            self.bar = tqdm(total=max(self._estimate(), nodes + 1), initial=nodes, file=self.stream, ascii=" #",
+            # an engine whose tree is not DLX's estimates its own (the GPU engine's first-open-cell search)
+            estimate = getattr(search, "estimated_nodes", None)
+            total = self._estimate() if estimate is None else estimate
+            self.bar = tqdm(total=max(total, nodes + 1), initial=nodes, file=self.stream, ascii=" #",
                             unit=" nodes", unit_scale=True, mininterval=0, leave=False,
                             bar_format="[{bar:20}] {n_fmt}/~{total_fmt} nodes, {desc}  {elapsed} elapsed, "
                                        "ETA ~{remaining}")

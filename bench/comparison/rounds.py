@@ -33,7 +33,8 @@ from bench.comparison.results import row
 from bench.drawing.solution import Solution
 from bench.engines import Limits, Result, Settings, Status, get_engine
 from bench.errors import UsageError
-from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
+from bench.parallel.runner import ParallelOptions
+from bench.session.session import Session
 from bench.system.processes import die_with_parent
 from bench.toolchain.warmup import prefetching
 
@@ -57,11 +58,9 @@ def _child(spec: str, cover, mode: str, timeout: float, parallel: ParallelOption
             result = Result(engine=spec, status=Status.SKIPPED, message=engine.missing())
         elif mode == "first" and engine.counts_only:
             result = Result(engine=spec, status=Status.SKIPPED, message="counts only; no first-solution mode")
-        elif parallel is not None and mode == "count" and engine.splittable:
-            result = solve_maybe_parallel(cover, engine, settings, limits_for(engine, mode, timeout), parallel,
-                                          printing=False)
         else:
-            result = engine.solve(cover, settings, limits_for(engine, mode, timeout))
+            split = parallel if mode == "count" and engine.splittable else None
+            result = Session(engine, limits=limits_for(engine, mode, timeout), parallel=split).solve(cover, settings)
     except UsageError as exc:
         result = Result(engine=spec, status=Status.SKIPPED, message=str(exc))
     except BaseException as exc:

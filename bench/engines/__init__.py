@@ -21,6 +21,7 @@ ENGINES: dict[str, str] = {
     "ganak": "bench.engines.ganak:GanakEngine",
     "xcover": "bench.engines.xcover:XcoverEngine",
     "exact-cover": "bench.engines.exact_cover:ExactCoverEngine",
+    "gpu": "bench.engines.gpu:GpuEngine",
 }
 """Engine name -> ``module:class``; imported only when asked for."""
 

@@ -26,6 +26,7 @@ from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import BenchError, UsageError
 from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
 from bench.session.prepare import Prepared, Request, prepare
+from bench.system import signals
 
 SOLUTION_BATCHES = 4
 """Batches of solutions a :meth:`Session.solutions` search runs ahead of its reader before it waits."""
@@ -79,17 +80,24 @@ class Session:
         as the search finds them; ``printing`` says they are printed in
         search order (a split search cannot keep it); ``alongside()`` runs
         once, while a split search's workers search, or before the search.
-        An engine that fails gives an ``error`` result with its message;
-        a :class:`BenchError` (the user's mistake) is raised.
+        An engine that fails gives an ``error`` result with its message, a
+        stop (Ctrl-C) before the search began an ``interrupted`` one; a
+        :class:`BenchError` (the user's mistake) is raised.
         """
+        name = self.engine.name
         try:
             return solve_maybe_parallel(cover, self.engine, settings, self.limits, self.parallel, printing=printing,
                                         on_solutions=on_solutions, on_trace=on_trace, alongside=alongside)
         except (BenchError, BrokenPipeError):
             raise
+        except KeyboardInterrupt:
+            # a stop before the search began (an engine's set-up, a library's import): nothing counted yet
+            return Result(engine=name, status=Status.INTERRUPTED, message="stopped before its search began")
         except Exception as exc:  # noqa: BLE001 - whatever fails inside an engine is its result, never a traceback
-            return Result(engine=self.engine.name, status=Status.ERROR,
-                          message=f"engine '{self.engine.name}' failed: {type(exc).__name__}: {exc}")
+            if signals.stop_requested() is not None:
+                # a stop that arrived inside a library (an import, a callback) may come back as its own error
+                return Result(engine=name, status=Status.INTERRUPTED, message="interrupted")
+            return Result(engine=name, status=Status.ERROR, message=f"engine '{name}' failed: {type(exc).__name__}: {exc}")
 
     def solve_prepared(self, prepared: Prepared, **sinks) -> Result:
         """:meth:`solve` of a prepared puzzle, its encoding and filter seconds added to the result's timings."""
