@@ -177,11 +177,15 @@ def test_a_timed_out_split_solve_leaves_no_worker_behind():
 
     [puzzle] = bench.load(DEFS / "tetriscube.txt")
     me = psutil.Process()
+    started = time.time()
     result = solve_isolated("fila", Cover.from_puzzle(puzzle), "count", 1.0, ParallelOptions(workers=2, progress=False))
     assert result.status.value == "timeout"
     time.sleep(0.5)
-    left = [p for p in psutil.process_iter(["cmdline", "status"])
-            if p.pid != me.pid and p.info["cmdline"] == me.cmdline() and p.info["status"] != psutil.STATUS_ZOMBIE]
+    # forks of this process made by the solve: same command line (an orphan is no child any more), started after it
+    # (pytest-xdist's other workers share the command line, not the start)
+    left = [p for p in psutil.process_iter(["cmdline", "status", "create_time"])
+            if p.pid != me.pid and p.info["cmdline"] == me.cmdline() and p.info["status"] != psutil.STATUS_ZOMBIE
+            and p.info["create_time"] >= started - 0.01]
     assert left == []
 
 

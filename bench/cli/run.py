@@ -277,20 +277,21 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
-def default_engines() -> list[str]:
-    """Every registered engine available on this machine; a line on standard error names the others and why.
+def default_engines() -> tuple[list[str], list[str]]:
+    """Every registered engine available on this machine, and a line for each of the others saying why not.
 
     A column of ``skip`` for an engine that cannot run here (the GPU engine
-    without a device) would only crowd the table.
+    without a device) would only crowd the table; the lines follow the
+    verdict instead.
     """
-    specs = []
+    specs, absent = [], []
     for name in ENGINES:
         engine = get_engine(name)
         if engine.available():
             specs.append(name)
         else:
-            tell(f"not run: {name} ({engine.missing()})")
-    return specs
+            absent.append(f"not run here: {name} ({engine.missing()})")
+    return specs, absent
 
 
 def shared_configuration(args, specs: list[str]) -> str | None:
@@ -388,7 +389,7 @@ def tell(text: str) -> None:
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
-    specs = parse_engines(args.engine) if args.engine is not None else default_engines()
+    specs, absent = (parse_engines(args.engine), []) if args.engine is not None else default_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
     options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
@@ -471,7 +472,7 @@ def cmd_run(args) -> int:
     progress.close()
     print(summary.table(document))
     print(summary.verdict(document), flush=True)
-    for message in dict.fromkeys(errors):
+    for message in dict.fromkeys(errors + absent):
         tell(message)
     if path is not None:
         results.save(document, path)
