@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 
@@ -253,6 +254,27 @@ def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys
     other["pentominoes_20x3.txt"]["counts"] = [(2, 9)]
     with pytest.raises(SystemExit, match="count differently"):
         compare_modes({"automatic": [figures(doc)], "rule": [other]})
+
+
+def test_puzzles_of_the_same_file_name_keep_keys_of_their_own(capsys, tmp_path):
+    for folder, name in (("a", "somacube.txt"), ("b", "dominoes_4x4.txt")):
+        (tmp_path / folder).mkdir()
+        shutil.copy(DEFS / name, tmp_path / folder / "puz.txt")
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila", str(tmp_path / "a" / "puz.txt"),
+                                str(tmp_path / "b" / "puz.txt"))
+    assert status == 0, err
+    assert [p["key"] for p in doc["puzzles"]] == ["a/puz.txt", "b/puz.txt"]
+    assert {(r["puzzle"], r["total"]) for r in doc["rows"]} == {("a/puz.txt", 11520), ("b/puz.txt", 36)}
+    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines")
+    edited = json.loads((tmp_path / "run.json").read_text())
+    next(r for r in edited["rows"] if r["puzzle"] == "a/puz.txt" and r["engine"] == "dlx")["covers"] = 35
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    assert main(["compare", str(tmp_path / "run.json"), str(tmp_path / "edited.json")]) == 1
+    assert re.search(r"a/puz.txt\s+dlx .*COUNTS CHANGED", capsys.readouterr().out)
+    # a file given twice is one puzzle, not two rows per round
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx", str(tmp_path / "b" / "puz.txt"),
+                                str(tmp_path / "b" / "." / "puz.txt"))
+    assert status == 0 and [p["key"] for p in doc["puzzles"]] == ["puz.txt"] and len(doc["rows"]) == 1
 
 
 def test_the_picture_is_the_solution_an_engine_sent_back_so_nothing_is_solved_twice(capsys, tmp_path, monkeypatch):

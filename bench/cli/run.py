@@ -47,7 +47,7 @@ from bench.bundled import DEFS
 from bench.cli.arguments import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
                                  add_moved_o, add_parallel_arguments, add_redundancy_arguments, definition_path,
                                  engine_list, integer, output_file, parallel_options, seconds, word)
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
+from bench.cli.inputs import definition_files, distinct_files, file_labels, load_puzzles, puzzle_error, request_from
 from bench.cli.output import EXIT_STATUS_HELP, brief_reasons
 from bench.comparison import results, summary
 from bench.comparison.results import SLOW, puzzle_entry, puzzle_key
@@ -58,6 +58,7 @@ from bench.session.prepare import prepare
 from bench.engines import ENGINES, get_engine
 from bench.errors import BenchError, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
+from bench.text import escape
 from bench.toolchain import warmup
 
 TABLE_HELP = """the table (one row per puzzle, one column per engine):
@@ -222,9 +223,9 @@ class RunProgress:
         self.bar.update(runs)
 
     def say(self, line: str) -> None:
-        """With ``verbose``, print ``line`` (cut to 120 columns) above the bar."""
+        """With ``verbose``, print ``line`` (control characters escaped, cut to 120 columns) above the bar."""
         if self.verbose:
-            tqdm.write(fit(line), file=self.stream)
+            tqdm.write(fit(escape(line)), file=self.stream)
             self.stream.flush()
 
     def close(self) -> None:
@@ -306,13 +307,13 @@ def shared_configuration(args, specs: list[str]) -> str | None:
     return next((spec for spec in specs if get_engine(spec).chooses_configuration), None)
 
 
-def output_path(given: str | None) -> Path:
-    """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+def output_path(given: str | None, inputs: list[str]) -> Path | None:
+    """The result file ``--output-file FILE`` checked before any work (never one of ``inputs``), or None for
+    a new file in the results folder, whose folder is checked (:func:`bench.comparison.results.reserve` names it)."""
     if given is not None:
-        return check_output(given, "--output-file")
-    path = results.default_path()
-    check_directory(path.parent, "results folder", "give --output-file FILE elsewhere, or --no-save")
-    return path
+        return check_output(given, "--output-file", inputs)
+    check_directory(results.DIRECTORY, "results folder", "give --output-file FILE elsewhere, or --no-save")
+    return None
 
 
 def plan(files: list[str], args, specs: list[str]) -> list[tuple[str, list[tuple], list[str]]]:
@@ -348,6 +349,9 @@ def write_html_report(document: dict, path: Path) -> str:
 
     The run's outcome never depends on it: a library missing or a file that
     cannot be written is said, not raised.
+
+    When it cannot be written, an earlier run's report of that name is
+    removed: left beside the new results, it would be read as theirs.
     """
     html_path = path.with_suffix(".html")
     try:
@@ -359,15 +363,27 @@ def write_html_report(document: dict, path: Path) -> str:
         if exc.name not in OPTIONAL_FOR_HTML:
             raise
         return (f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
-                f"pip install -e . again); bench report --html {path} writes it later")
+                f"pip install -e . again); bench report --html {path} writes it later{_remove_stale(html_path)}")
     except UsageError as exc:
-        return f"bench: HTML report not written: {exc}"
+        return f"bench: HTML report not written: {exc}{_remove_stale(html_path)}"
     return f"HTML report written to {html_path}"
 
 
+def _remove_stale(html_path: Path) -> str:
+    """Remove an earlier report at ``html_path`` (a regular file or a link, never a link's target); what was done."""
+    if not (html_path.is_symlink() or html_path.is_file()):
+        return ""
+    try:
+        html_path.unlink()
+    except OSError as exc:
+        return f"; the earlier report {html_path} could not be removed ({exc.strerror}): it is not this run's"
+    return f"; the earlier report {html_path} was removed"
+
+
 def tell(text: str) -> None:
-    """A message on standard error, wrapped at 120 columns (a path is never broken)."""
-    print("\n".join(textwrap.wrap(text, summary.WIDTH, subsequent_indent="  ", break_long_words=False,
+    """A message on standard error, control characters escaped (:func:`bench.text.escape`: it quotes file and
+    piece names), wrapped at 120 columns (a path is never broken)."""
+    print("\n".join(textwrap.wrap(escape(text), summary.WIDTH, subsequent_indent="  ", break_long_words=False,
                                   break_on_hyphens=False)), file=sys.stderr)
 
 
@@ -399,8 +415,11 @@ def cmd_run(args) -> int:
         options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
         options["split_every_search"] = parallel.explicit
     document = results.new_document(["bench", "run", *args.paths], options)
-    path = None if args.no_save else output_path(args.results)
-    files = definition_files(args.paths)
+    path = None if args.no_save else output_path(args.results, args.paths)
+    files = distinct_files(definition_files(args.paths))
+    labels = file_labels(files)
+    if not args.no_save and path is None:
+        path = results.reserve(document)
     errors: list[str] = []
     interrupted = False
     progress = RunProgress(0, verbose=args.verbose)
@@ -411,7 +430,7 @@ def cmd_run(args) -> int:
         progress.drop(-sum(len(runs) for _, chosen, _ in planned for *_, runs in chosen) * args.rounds)
         for file, chosen, file_errors in planned:
             for puzzle, parse_seconds, expected, runs in chosen:
-                progress.puzzle(puzzle_key(puzzle))
+                progress.puzzle(puzzle_key(puzzle, labels[file]))
                 try:
                     prepared = prepare(puzzle, request, configuring, cache=args.cache)
                 except BenchError as exc:
@@ -419,7 +438,8 @@ def cmd_run(args) -> int:
                     progress.drop(len(runs) * args.rounds)
                     continue
                 cover = prepared.cover
-                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
+                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()),
+                                     labels[file])
                 entry["filters"] = prepared.filters
                 settings = {}
                 if prepared.request.choice is not None:
@@ -443,7 +463,7 @@ def cmd_run(args) -> int:
                     results.save(document, path)
             if file_errors:
                 errors.extend(file_errors)
-                document["validation"].extend(input_problems(file, file_errors))
+                document["validation"].extend(input_problems(labels[file], file_errors))
                 if path is not None:
                     results.save(document, path)
     except KeyboardInterrupt:

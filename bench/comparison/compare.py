@@ -15,6 +15,7 @@ from __future__ import annotations
 from bench.comparison.report import RESOLUTION, summarize
 from bench.comparison.tables import render_table
 from bench.errors import BenchError
+from bench.text import escape
 
 RUN_OPTIONS = (("timeout", "timeout", " s"), ("rounds", "rounds", ""), ("mode", "mode", ""),
                ("redundancy", "redundancy filter", ""), ("configured_by", "configuration chosen by", ""),
@@ -119,7 +120,7 @@ def compare(a: dict, b: dict, threshold: float = 0.1) -> tuple[str, bool]:
         old, new = before.get(key), after.get(key)
         ratio, verdict, counts = _verdict(old, new, threshold, timeouts)
         changed |= counts
-        rows.append([key[0], key[1], _time(old, timeouts[0]), _time(new, timeouts[1]), ratio, verdict])
+        rows.append([escape(key[0]), key[1], _time(old, timeouts[0]), _time(new, timeouts[1]), ratio, verdict])
     diffs = differences(a, b)
     head = (["What differs between the runs (A -> B):"] + [f"  - {d}" for d in diffs] if diffs else
             ["The runs were made the same way (commit, options, engines, machine and libraries)."])
