@@ -16,6 +16,7 @@ from bench.cli import main
 from bench.comparison import report, results, summary, tables
 from bench.comparison.compare import compare
 from bench.comparison.pages import render_markdown
+from bench.errors import BenchError
 from support import DEFS, ROOT
 
 ENGINES = ["dlx", "fila:f11/of=11/n0", "fila:f11/of=11/n", "cpsat", "sat:cadical195:totalizer", "ganak", "xcover"]
@@ -28,7 +29,7 @@ def make_doc(timeout: float = 30.0, engines=ENGINES, times=None, rounds: int = 1
         "dominoes_4x4.txt": {e: [0.0003 * (i + 1)] for i, e in enumerate(engines)},
     }
     doc = {"schema": results.SCHEMA, "created": "2026-11-24T00:00:00+0000", "command": ["bench", "run"],
-           "options": {"engines": list(engines), "timeout": timeout, "rounds": rounds, "mode": "count",
+           "run_settings": {"engines": list(engines), "timeout": timeout, "rounds": rounds, "mode": "count",
                        "redundancy": "#"},
            "machine": {"cpu": "Test CPU", "cores": 2, "commit": commit, "python": "3.11"},
            "libraries": {"numba": "0.60"}, "puzzles": [], "rows": [], "validation": []}
@@ -167,7 +168,7 @@ def test_compare_exits_1_on_a_changed_count(tmp_path, capsys):
     assert out.index("The runs were made the same way") < out.index("COUNTS CHANGED")
 
 
-@pytest.mark.parametrize("where,field", [("rows", "status"), ("puzzles", "key"), ("options", "timeout"), ("", "rows")])
+@pytest.mark.parametrize("where,field", [("rows", "status"), ("puzzles", "key"), ("run_settings", "timeout"), ("", "rows")])
 def test_a_result_file_missing_a_field_is_one_clear_line(tmp_path, capsys, where, field):
     doc = make_doc()
     target = doc if where == "" else doc[where][1] if isinstance(doc[where], list) else doc[where]
@@ -403,12 +404,12 @@ EDITS = {
     "an infinite time": (lambda d: d["rows"][0].update(solve=float("inf")), "Infinity"),
     "set-up seconds as text": (lambda d: d["rows"][0].update(setup="x"), "rows[0]: the field 'setup'"),
     "compile seconds as a list": (lambda d: d["rows"][0].update(compile=[1]), "rows[0]: the field 'compile'"),
-    "engines that are no names": (lambda d: d["options"].update(engines=[1, None]), "options: the field 'engines'"),
+    "engines that are no names": (lambda d: d["run_settings"].update(engines=[1, None]), "run_settings: the field 'engines'"),
     "a negative count": (lambda d: d["rows"][1].update(covers=-3), "rows[1]: the field 'covers'"),
     "level counts as text": (lambda d: d["rows"][0]["stats"].update(attempts_by_remaining="many"),
                              "rows[0]: stats: the field 'attempts_by_remaining'"),
     "expected counts as a number": (lambda d: d["puzzles"][0].update(expected=5), "puzzles[0]: the field 'expected'"),
-    "a zero timeout": (lambda d: d["options"].update(timeout=0), "options: the field 'timeout'"),
+    "a zero timeout": (lambda d: d["run_settings"].update(timeout=0), "run_settings: the field 'timeout'"),
 }
 
 
@@ -452,3 +453,19 @@ def test_a_report_that_cannot_be_written_leaves_no_stale_one_beside_the_new_resu
     told = " ".join(child.stderr.split())
     assert "HTML report not written" in told and "the earlier report" in told
     assert not (tmp_path / "run.html").exists()
+
+
+def test_a_schema_1_file_is_read_with_its_run_settings_under_their_new_name(tmp_path):
+    doc = make_doc()
+    doc["schema"] = 1
+    doc["options"] = doc.pop("run_settings")
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    loaded = results.load(str(path))
+    assert loaded["schema"] == results.SCHEMA == 2 and "options" not in loaded
+    assert loaded["run_settings"]["engines"] == list(ENGINES)
+    assert summary.verdict(loaded) == summary.verdict(make_doc())
+    doc["schema"] = 3
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BenchError, match="result schema 3 is not supported; expected 2"):
+        results.load(str(path))

@@ -164,7 +164,7 @@ def test_native_engines_split_over_workers_and_say_so(capsys, tmp_path):
     assert doc["puzzles"][0]["redundancy"] == "X" and doc["puzzles"][0]["autoconfig"]["engine"] == "fila"
     assert by_engine["fila"]["stats"]["parallel"]["subproblems"] >= 2
     assert "on 2 workers: dlx, fila" in out
-    assert doc["options"]["workers"] == 2 and doc["options"]["split_every_search"]
+    assert doc["run_settings"]["workers"] == 2 and doc["run_settings"]["split_every_search"]
 
 
 def test_a_timed_out_split_solve_leaves_no_worker_behind():
@@ -199,7 +199,7 @@ def test_an_untuned_fila_configures_the_matrix_every_engine_shares(capsys, tmp_p
     assert entry["redundancy"] == "X" and entry["filters"]["VOLUME_FILTER_ONE_SHOT"] > 0
     choice = entry["autoconfig"]
     assert choice["engine"] == "fila" and choice["redundancy"] == "X" and len(choice["candidates"]) == 12
-    assert doc["options"]["redundancy"] == "auto" and doc["options"]["configured_by"] == "fila"
+    assert doc["run_settings"]["redundancy"] == "auto" and doc["run_settings"]["configured_by"] == "fila"
     fila, dlx = rows_of(doc, "fila")[0], rows_of(doc, "dlx")[0]
     assert fila["variant"] == f"f{choice['fila']}/o{choice['order']}/n1"
     assert fila["stats"]["nodes"] == 843_024  # the automatic configuration's tree (results/tuning.md)
@@ -222,7 +222,7 @@ def test_a_tuned_run_or_one_without_an_untuned_fila_keeps_polycubes_rule(capsys,
     assert status == 0, err
     [entry] = doc["puzzles"]
     assert entry["redundancy"] == "V" and "autoconfig" not in entry
-    assert doc["options"]["redundancy"] == "#" and doc["options"]["configured_by"] is None
+    assert doc["run_settings"]["redundancy"] == "#" and doc["run_settings"]["configured_by"] is None
     assert {(r["unique"], r["total"]) for r in doc["rows"]} == {(1010, 4040)}
 
 

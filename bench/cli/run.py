@@ -392,7 +392,7 @@ def cmd_run(args) -> int:
     specs, absent = (parse_engines(args.engine), []) if args.engine is not None else default_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
-    options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
+    run_settings = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
                "fit_rounds": args.fit_rounds, "mirror": args.mirror}
@@ -400,8 +400,8 @@ def cmd_run(args) -> int:
     configuring = get_engine(chooser) if chooser is not None else None
     if chooser is None and args.redundancy is None:
         args.redundancy = "#"
-    options["redundancy"] = "auto" if chooser is not None else args.redundancy
-    options["configured_by"] = chooser
+    run_settings["redundancy"] = "auto" if chooser is not None else args.redundancy
+    run_settings["configured_by"] = chooser
     request = request_from(args, tuned=chooser is None)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
@@ -412,9 +412,9 @@ def cmd_run(args) -> int:
     parallel = parallel_options(args)
     if parallel is not None:
         parallel = replace(parallel, progress=False)
-        options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
-        options["split_every_search"] = parallel.explicit
-    document = results.new_document(["bench", "run", *args.paths], options)
+        run_settings["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
+        run_settings["split_every_search"] = parallel.explicit
+    document = results.new_document(["bench", "run", *args.paths], run_settings)
     path = None if args.no_save else output_path(args.results, args.paths)
     files = distinct_files(definition_files(args.paths))
     labels = file_labels(files)

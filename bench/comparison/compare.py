@@ -39,7 +39,7 @@ def differences(a: dict, b: dict) -> list[str]:
     ca, cb = a["machine"].get("commit"), b["machine"].get("commit")
     if ca != cb:
         out.append(f"commit: {_fmt(ca)} -> {_fmt(cb)}")
-    oa, ob = a["options"], b["options"]
+    oa, ob = a["run_settings"], b["run_settings"]
     for key, label, unit in RUN_OPTIONS:
         if oa.get(key) != ob.get(key):
             out.append(f"{label}: {_fmt(oa.get(key), unit)} -> {_fmt(ob.get(key), unit)}")
@@ -114,7 +114,7 @@ def compare(a: dict, b: dict, threshold: float = 0.1) -> tuple[str, bool]:
     if not {p for p, _ in before} & {p for p, _ in after}:
         raise BenchError("the two result files share no puzzle; nothing to compare")
     keys = list(before) + [k for k in after if k not in before]
-    timeouts = (a["options"].get("timeout"), b["options"].get("timeout"))
+    timeouts = (a["run_settings"].get("timeout"), b["run_settings"].get("timeout"))
     rows, changed = [], False
     for key in keys:
         old, new = before.get(key), after.get(key)

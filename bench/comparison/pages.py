@@ -35,7 +35,7 @@ NUMERIC = ("covers", "unique", "total", "median", "fastest round", "slowest roun
 
 def run_facts(document: dict) -> list[tuple[str, str]]:
     """``(label, text)`` pairs saying how a run was made: machine, libraries, options, what the times mean."""
-    m, opts, libs = document["machine"], document["options"], document["libraries"]
+    m, opts, libs = document["machine"], document["run_settings"], document["libraries"]
     filters = ", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
                         for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"
     compiled = compile_times(document)

@@ -67,7 +67,7 @@ def summarize(document: dict) -> list[dict]:
         })
     fastest: dict[str, float] = {}
     for line in lines:
-        if line["status"] == "solved" or (line["status"] == "limit" and document["options"].get("mode") == "first"):
+        if line["status"] == "solved" or (line["status"] == "limit" and document["run_settings"].get("mode") == "first"):
             if line["solve"] is not None:
                 fastest[line["puzzle"]] = min(fastest.get(line["puzzle"], float("inf")), line["solve"])
     for line in lines:
@@ -85,7 +85,7 @@ def detail(document: dict) -> tuple[list[str], list[list[str]]]:
     whole, never cut.
     """
     lines = summarize(document)
-    timeout = document["options"].get("timeout")
+    timeout = document["run_settings"].get("timeout")
     rounds = any(line["rounds"] > 1 for line in lines)
     headers = (["puzzle", "engine (variant)", "status", "covers", "unique", "total", "median"]
                + (["fastest round", "slowest round"] if rounds else [])

@@ -2,7 +2,7 @@
 
 Layout (``schema`` = :data:`SCHEMA`)::
 
-    {"schema": 1, "created": ISO time, "command": [...], "options": {...},
+    {"schema": 2, "created": ISO time, "command": [...], "run_settings": {...},
      "machine": {...}, "libraries": {...},
      "puzzles": [{"key", "file", "index", "name", "cover_hash", "options", "items",
                   "redundancy", "group", "convention" (of the unique counts: rotations or mirror),
@@ -15,7 +15,9 @@ Layout (``schema`` = :data:`SCHEMA`)::
 
 Rows name their puzzle by key and carry the cover's hash, so counts and times
 from different encodings are never compared.  Reports are rendered from these
-files alone.
+files alone.  A puzzle's ``options`` counts the rows of its matrix;
+``run_settings`` is what the command line asked for (schema 1 called it
+``options``: such files are still read, :func:`load` renames the key).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from bench.engines import Result, Status
 from bench.errors import BenchError
 from bench.system.files import create_new, read_input, write_atomic
 
-SCHEMA = 1
+SCHEMA = 2
 SLOW = "left out of the quick run: slower than its timeout here (slow_engines in expected.toml)"
 """The message of an engine a quick run does not run on a puzzle (:attr:`bench.models.expected.Expected.slow_engines`)."""
 LIBRARIES = ("numpy", "numba", "ortools", "python-sat", "pyganak", "xcover", "exact-cover", "tabulate")
@@ -83,9 +85,10 @@ def library_versions() -> dict:
     return out
 
 
-def new_document(command: list[str], options: dict) -> dict:
+def new_document(command: list[str], run_settings: dict) -> dict:
     """An empty result document for a run about to start."""
-    return {"schema": SCHEMA, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command, "options": options,
+    return {"schema": SCHEMA, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "command": command,
+            "run_settings": run_settings,
             "machine": machine_facts(), "libraries": library_versions(), "puzzles": [], "rows": [], "validation": []}
 
 
@@ -125,6 +128,10 @@ def load(path: str) -> dict:
     document = parse(text, path)
     if not isinstance(document, dict) or "schema" not in document or "rows" not in document:
         raise BenchError(f"{path}: not a bench result file (expected the keys 'schema' and 'rows')")
+    if document["schema"] == 1 and isinstance(document.get("options"), dict) and "run_settings" not in document:
+        # schema 1 named the run settings 'options', the word for a row of the matrix
+        document["run_settings"] = document.pop("options")
+        document["schema"] = SCHEMA
     if document["schema"] != SCHEMA:
         raise BenchError(f"{path}: result schema {document['schema']} is not supported; expected {SCHEMA}")
     check(document, path)
@@ -139,9 +146,9 @@ _OPTIONAL_INT = (int, _NULL)
 _OPTIONAL_NUMBER = (int, float, _NULL)
 _OPTIONAL_STR = (str, _NULL)
 FIELDS = {
-    "": {"created": str, "options": dict, "machine": dict, "libraries": dict, "puzzles": list, "rows": list,
+    "": {"created": str, "run_settings": dict, "machine": dict, "libraries": dict, "puzzles": list, "rows": list,
          "validation": list},
-    "options": {"engines": list, "timeout": _NUMBER, "rounds": int, "mode": str},
+    "run_settings": {"engines": list, "timeout": _NUMBER, "rounds": int, "mode": str},
     "puzzles": {"key": str, "cover_hash": str, "options": int, "items": int},
     "rows": {"puzzle": str, "cover_hash": str, "engine": str, "variant": str, "status": str, "covers": _OPTIONAL_INT,
              "unique": _OPTIONAL_INT, "total": _OPTIONAL_INT, "solve": _OPTIONAL_NUMBER},
@@ -150,7 +157,7 @@ FIELDS = {
 """The fields reports rely on, per part of the document, with the types they must have."""
 OPTIONAL = {
     "": {"command": list},
-    "options": {"redundancy": _OPTIONAL_STR, "redundancy_method": _OPTIONAL_STR, "configured_by": _OPTIONAL_STR,
+    "run_settings": {"redundancy": _OPTIONAL_STR, "redundancy_method": _OPTIONAL_STR, "configured_by": _OPTIONAL_STR,
                 "volume_filter": _OPTIONAL_INT, "parity_filter": _OPTIONAL_INT, "fit_filter": _OPTIONAL_INT,
                 "fit_rounds": int, "mirror": bool, "workers": (int, str), "split_every_search": bool},
     "machine": {"cpu": _OPTIONAL_STR, "cores": _OPTIONAL_INT, "memory_gib": _OPTIONAL_NUMBER,
@@ -164,15 +171,15 @@ OPTIONAL = {
              "message": _OPTIONAL_STR},
 }
 """Fields a file may leave out (older files do), checked when present."""
-ITEMS = {("", "command"): str, ("options", "engines"): str}
+ITEMS = {("", "command"): str, ("run_settings", "engines"): str}
 """The kind of every element of these lists."""
 STAT_TYPES = {key: int for key in ("nodes", "fits", "no_fits", "branches", "conflicts", "decisions", "clauses",
                                    "parity_backtracks", "volume_backtracks", "parity_filtered", "volume_filtered",
                                    "fit_filtered", "attempts", "updates", "dead_ends")}
 STAT_TYPES.update({f"{key}_by_remaining": list for key in ("attempts", "fits", "updates")})
 """The search counters the reports read from a row's ``stats``, when present."""
-POSITIVE = {("options", "timeout"), ("options", "rounds")}
-SIGNED = {("options", "volume_filter"), ("options", "parity_filter"), ("options", "fit_filter")}
+POSITIVE = {("run_settings", "timeout"), ("run_settings", "rounds")}
+SIGNED = {("run_settings", "volume_filter"), ("run_settings", "parity_filter"), ("run_settings", "fit_filter")}
 """Numbers that must be above zero, and those that may be below (-1: a filter applied once); every other number
 must be zero or more."""
 
@@ -241,7 +248,7 @@ def check(document: dict, path="result file") -> None:
     """
     _check_fields(document, FIELDS[""], "the document", path)
     _check_fields(document, OPTIONAL[""], "the document", path, required=False)
-    for part in ("options", "machine"):
+    for part in ("run_settings", "machine"):
         _check_fields(document[part], FIELDS.get(part, {}), part, path, part)
         _check_fields(document[part], OPTIONAL[part], part, path, part, required=False)
     for name, version in document["libraries"].items():

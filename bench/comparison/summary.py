@@ -95,8 +95,8 @@ def short_name(key: str, width: int = PUZZLE_WIDTH) -> str:
 def grid(document: dict) -> dict:
     """The summary as data: puzzles, engines, per puzzle the lines by engine, the counts, the check and the fastest."""
     lines = summarize(document)
-    first_mode = document["options"].get("mode") == "first"
-    engines = [e for e in document["options"].get("engines", [])]
+    first_mode = document["run_settings"].get("mode") == "first"
+    engines = [e for e in document["run_settings"].get("engines", [])]
     for line in lines:
         if line["engine"] not in engines and line["engine"] != "static-check":
             engines.append(line["engine"])
@@ -131,8 +131,8 @@ def grid(document: dict) -> dict:
                  "agreed" if sources > 1 and finished else "unchecked" if finished else "open")
         rows.append({"puzzle": puzzle, "lines": mine, "counts": _counts(finished), "check": check, "fastest": fastest,
                      "timed": len(timed), "sources": sources})
-    return {"engines": engines, "rows": rows, "timeout": document["options"].get("timeout"), "first_mode": first_mode,
-            "rounds": document["options"].get("rounds", 1)}
+    return {"engines": engines, "rows": rows, "timeout": document["run_settings"].get("timeout"), "first_mode": first_mode,
+            "rounds": document["run_settings"].get("rounds", 1)}
 
 
 def _expected_counts(expected: dict | None) -> bool:
