@@ -174,7 +174,7 @@ def test_run_mirror_cross_validates_every_engine(capsys, tmp_path):
     err = capsys.readouterr().err
     assert status == 0, err
     doc = json.loads(out_file.read_text())
-    assert doc["options"]["mirror"] is True and doc["validation"] == []
+    assert doc["run_settings"]["mirror"] is True and doc["validation"] == []
     assert {p["key"]: (p["convention"], p["group"], p["expected"]["convention"], p["expected"]["unique"])
             for p in doc["puzzles"]} == {"somacube.txt": ("mirror", 48, "mirror", 240),
                                          "polyspheres_tetrahedron_20.txt": ("mirror", 24, "mirror", 2)}

@@ -66,7 +66,7 @@ def test_refining_one_sub_problem_keeps_the_partition(p10x6):
 
 def test_fila_parts_above_the_hand_off_reproduce_the_tree(p10x6):
     engine = get_engine("fila")
-    resolved = fila.resolve(p10x6, Settings())
+    resolved = fila.with_defaults(p10x6, Settings())
     whole = engine.solve(p10x6, resolved)
     parts = split(p10x6, resolved, 1)
     counts, stats = solve_parts(engine, p10x6, resolved, parts)
@@ -173,7 +173,7 @@ def solve_shares(engine, cover, settings_, sub, count):
 def test_fila_shares_of_a_sub_problem_add_up_in_every_counter(p10x6, tuning, count):
     # the shares take turns over the root's children: each counts its children's subtrees, share 0 the rest
     engine = get_engine("fila")
-    resolved = fila.resolve(p10x6, Settings(**tuning))
+    resolved = fila.with_defaults(p10x6, Settings(**tuning))
     spread = 0
     for sub in split(p10x6, resolved, 1).subproblems:
         alone = engine.solve(p10x6, sub.settings(resolved))

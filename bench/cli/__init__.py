@@ -41,9 +41,11 @@ from typing import Iterable
 
 from bench import __version__
 from bench.cli import syntax
-from bench.cli.syntax import escape, suggestion
+from bench.cli.syntax import suggestion
 from bench.errors import BenchError, UsageError
 from bench.system import signals
+from bench.system.files import forget_inputs
+from bench.text import escape
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("info", "print puzzle facts as KEY=value lines (polycube -i, before the search)"),
@@ -158,6 +160,7 @@ def _main(argv: list[str]) -> int:
     the signal handlers, so a Ctrl-C while it loads is answered like any
     other.
     """
+    forget_inputs()
     with signals.handled():
         try:
             command = command_of(argv)
@@ -169,7 +172,8 @@ def _main(argv: list[str]) -> int:
                                  f"(see bench {command} --help)")
             return args.func(args)
         except BenchError as exc:
-            print(exc, file=sys.stderr)
+            # a message quotes file and piece names: their control characters never reach the terminal
+            print(escape(exc), file=sys.stderr)
             return exc.exit_status
         except KeyboardInterrupt:
             signum = signals.note_interrupt()

@@ -18,6 +18,7 @@ from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import FILE_NAME, expected_for, read_expected
 from bench.session.prepare import Request, prepare, redundancy_argument
+from bench.text import escape
 
 
 def add_parser(sub, name: str, help: str) -> None:
@@ -62,7 +63,7 @@ def cmd_info(args) -> int:
                 print()
             print("\n".join(format_facts(facts)))
     for message in errors:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0
 
 
@@ -122,11 +123,11 @@ def cmd_check(args) -> int:
             summary = f"{what}, {cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})"
             if expected and expected.unique is not None:
                 summary += f", expected {expected.unique} unique / {expected.total} total"
-            print(f"{'unsolvable' if reasons else 'ok':<11} {puzzle.name}: {summary}")
+            print(f"{'unsolvable' if reasons else 'ok':<11} {escape(puzzle.name)}: {summary}")
             for reason in reasons:
                 print(f"    {reason}")
     for directory in sorted(directories):
         errors.extend(check_expected_file(directory))
     for message in dict.fromkeys(errors):
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0

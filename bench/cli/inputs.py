@@ -8,6 +8,7 @@ the :class:`~bench.session.prepare.Request` every puzzle is prepared with.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -74,6 +75,43 @@ def definition_files(paths: list[str]) -> list[str]:
         else:
             out.append(path)
     return out
+
+
+def file_labels(files: list[str]) -> dict[str, str]:
+    """Each file's name in a run's puzzle keys: its base name, or with as many of its folders as tell it from others.
+
+    ``a/puz.txt`` and ``b/puz.txt`` in one run are ``a/puz.txt`` and
+    ``b/puz.txt``; a file whose base name no other file of the run has
+    keeps its base name, so runs of the same puzzles compare by key.
+
+    >>> file_labels(["x/a/puz.txt", "y/b/puz.txt", "y/b/other.txt"])
+    {'x/a/puz.txt': 'a/puz.txt', 'y/b/puz.txt': 'b/puz.txt', 'y/b/other.txt': 'other.txt'}
+    """
+    parts = {f: Path(os.path.abspath(f)).parts if f != "-" else ("-",) for f in files}
+    labels: dict[str, str] = {}
+    depth = 1
+    pending = list(dict.fromkeys(files))
+    while pending:
+        groups: dict[tuple, list[str]] = {}
+        for f in pending:
+            groups.setdefault(parts[f][-depth:], []).append(f)
+        pending = []
+        for tail, members in groups.items():
+            if len(members) == 1 or all(len(parts[f]) <= depth for f in members):
+                for f in members:
+                    labels[f] = "/".join(tail).lstrip("/") or f
+            else:
+                pending += members
+        depth += 1
+    return {f: labels[f] for f in files}
+
+
+def distinct_files(files: list[str]) -> list[str]:
+    """``files`` without a second mention of a file (``x.txt`` and ``./x.txt``), in order."""
+    seen: dict[str, str] = {}
+    for f in files:
+        seen.setdefault(os.path.abspath(f) if f != "-" else f, f)
+    return list(seen.values())
 
 
 def puzzle_error(puzzle, error: BenchError) -> str:

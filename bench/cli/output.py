@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.cli import escape
+from bench.text import escape
 from bench.engines import Limits, Result, Status
 from bench.errors import UsageError
 from bench.models.diagnose import unsolvable_reasons

@@ -48,7 +48,7 @@ from bench.cli.arguments import (add_cache_argument, add_engines_file_argument, 
                                  add_format_argument, add_memory_argument, add_mirror_argument, add_moved_o,
                                  add_parallel_arguments, add_redundancy_arguments, definition_path, engine_list,
                                  integer, output_file, parallel_options, seconds, use_engines_file, word)
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
+from bench.cli.inputs import definition_files, distinct_files, file_labels, load_puzzles, puzzle_error, request_from
 from bench.cli.output import EXIT_STATUS_HELP, brief_reasons
 from bench.comparison import results, summary
 from bench.comparison.results import SLOW, puzzle_entry, puzzle_key
@@ -59,6 +59,7 @@ from bench.session.prepare import prepare
 from bench.engines import get_engine, standalone_engines
 from bench.errors import BenchError, Unsupported, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
+from bench.text import escape
 from bench.toolchain import warmup
 
 TABLE_HELP = """the table (one row per puzzle, one column per engine):
@@ -225,9 +226,9 @@ class RunProgress:
         self.bar.update(runs)
 
     def say(self, line: str) -> None:
-        """With ``verbose``, print ``line`` (cut to 120 columns) above the bar."""
+        """With ``verbose``, print ``line`` (control characters escaped, cut to 120 columns) above the bar."""
         if self.verbose:
-            tqdm.write(fit(line), file=self.stream)
+            tqdm.write(fit(escape(line)), file=self.stream)
             self.stream.flush()
 
     def close(self) -> None:
@@ -309,13 +310,13 @@ def shared_configuration(args, specs: list[str]) -> str | None:
     return next((spec for spec in specs if get_engine(spec).chooses_configuration), None)
 
 
-def output_path(given: str | None) -> Path:
-    """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+def output_path(given: str | None, inputs: list[str]) -> Path | None:
+    """The result file ``--output-file FILE`` checked before any work (never one of ``inputs``), or None for
+    a new file in the results folder, whose folder is checked (:func:`bench.comparison.results.reserve` names it)."""
     if given is not None:
-        return check_output(given, "--output-file")
-    path = results.default_path()
-    check_directory(path.parent, "results folder", "give --output-file FILE elsewhere, or --no-save")
-    return path
+        return check_output(given, "--output-file", inputs)
+    check_directory(results.DIRECTORY, "results folder", "give --output-file FILE elsewhere, or --no-save")
+    return None
 
 
 def plan(files: list[str], args, specs: list[str]) -> list[tuple[str, list[tuple], list[str]]]:
@@ -351,6 +352,9 @@ def write_html_report(document: dict, path: Path) -> str:
 
     The run's outcome never depends on it: a library missing or a file that
     cannot be written is said, not raised.
+
+    When it cannot be written, an earlier run's report of that name is
+    removed: left beside the new results, it would be read as theirs.
     """
     html_path = path.with_suffix(".html")
     try:
@@ -362,15 +366,27 @@ def write_html_report(document: dict, path: Path) -> str:
         if exc.name not in OPTIONAL_FOR_HTML:
             raise
         return (f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
-                f"pip install -e . again); bench report --html {path} writes it later")
+                f"pip install -e . again); bench report --html {path} writes it later{_remove_stale(html_path)}")
     except UsageError as exc:
-        return f"bench: HTML report not written: {exc}"
+        return f"bench: HTML report not written: {exc}{_remove_stale(html_path)}"
     return f"HTML report written to {html_path}"
 
 
+def _remove_stale(html_path: Path) -> str:
+    """Remove an earlier report at ``html_path`` (a regular file or a link, never a link's target); what was done."""
+    if not (html_path.is_symlink() or html_path.is_file()):
+        return ""
+    try:
+        html_path.unlink()
+    except OSError as exc:
+        return f"; the earlier report {html_path} could not be removed ({exc.strerror}): it is not this run's"
+    return f"; the earlier report {html_path} was removed"
+
+
 def tell(text: str) -> None:
-    """A message on standard error, wrapped at 120 columns (a path is never broken)."""
-    print("\n".join(textwrap.wrap(text, summary.WIDTH, subsequent_indent="  ", break_long_words=False,
+    """A message on standard error, control characters escaped (:func:`bench.text.escape`: it quotes file and
+    piece names), wrapped at 120 columns (a path is never broken)."""
+    print("\n".join(textwrap.wrap(escape(text), summary.WIDTH, subsequent_indent="  ", break_long_words=False,
                                   break_on_hyphens=False)), file=sys.stderr)
 
 
@@ -380,7 +396,7 @@ def cmd_run(args) -> int:
     specs, absent = (parse_engines(args.engine), []) if args.engine is not None else default_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
-    options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
+    run_settings = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
                "fit_rounds": args.fit_rounds, "mirror": args.mirror}
@@ -388,8 +404,8 @@ def cmd_run(args) -> int:
     configuring = get_engine(chooser) if chooser is not None else None
     if chooser is None and args.redundancy is None:
         args.redundancy = "#"
-    options["redundancy"] = "auto" if chooser is not None else args.redundancy
-    options["configured_by"] = chooser
+    run_settings["redundancy"] = "auto" if chooser is not None else args.redundancy
+    run_settings["configured_by"] = chooser
     request = request_from(args, tuned=chooser is None)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
@@ -400,11 +416,14 @@ def cmd_run(args) -> int:
     parallel = parallel_options(args)
     if parallel is not None:
         parallel = replace(parallel, progress=False)
-        options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
-        options["split_every_search"] = parallel.explicit
-    document = results.new_document(["bench", "run", *args.paths], options)
-    path = None if args.no_save else output_path(args.results)
-    files = definition_files(args.paths)
+        run_settings["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
+        run_settings["split_every_search"] = parallel.explicit
+    document = results.new_document(["bench", "run", *args.paths], run_settings)
+    path = None if args.no_save else output_path(args.results, args.paths)
+    files = distinct_files(definition_files(args.paths))
+    labels = file_labels(files)
+    if not args.no_save and path is None:
+        path = results.reserve(document)
     errors: list[str] = []
     interrupted = False
     progress = RunProgress(0, verbose=args.verbose)
@@ -415,7 +434,7 @@ def cmd_run(args) -> int:
         progress.drop(-sum(len(runs) for _, chosen, _ in planned for *_, runs in chosen) * args.rounds)
         for file, chosen, file_errors in planned:
             for puzzle, parse_seconds, expected, runs in chosen:
-                progress.puzzle(puzzle_key(puzzle))
+                progress.puzzle(puzzle_key(puzzle, labels[file]))
                 try:
                     try:
                         prepared = prepare(puzzle, request, configuring, cache=args.cache)
@@ -428,7 +447,8 @@ def cmd_run(args) -> int:
                     progress.drop(len(runs) * args.rounds)
                     continue
                 cover = prepared.cover
-                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
+                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()),
+                                     labels[file])
                 entry["filters"] = prepared.filters
                 settings = {}
                 if prepared.request.choice is not None:
@@ -452,7 +472,7 @@ def cmd_run(args) -> int:
                     results.save(document, path)
             if file_errors:
                 errors.extend(file_errors)
-                document["validation"].extend(input_problems(file, file_errors))
+                document["validation"].extend(input_problems(labels[file], file_errors))
                 if path is not None:
                     results.save(document, path)
     except KeyboardInterrupt:

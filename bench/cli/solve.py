@@ -39,7 +39,7 @@ from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, reque
 from bench.cli.output import (EXIT_STATUS_HELP, brief_reasons, count_line, counted, exit_status, format_facts,
                               layout_lines, parse_format, puzzle_facts, reached_max_solutions, render, warning)
 from bench.comparison.validation import expected_counts, validate
-from bench.cli.syntax import OptionalValue, Switch, escape
+from bench.cli.syntax import OptionalValue, Switch
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.engines.fila import MAX_CELLS
 from bench.engines.sampling import estimate_tree
@@ -50,6 +50,8 @@ from bench.models.expected import expected_for
 from bench.session.prepare import prepare
 from bench.session.session import Session
 from bench.system import signals
+from bench.system.files import check_directory
+from bench.text import escape
 from bench.toolchain import aot
 
 
@@ -337,6 +339,7 @@ def solve_all(args) -> int:
     if (printing or args.solutions or args.draw is not None) and engine.counts_only:
         raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json "
                          "without --solutions, and no --draw) to get its counts")
+    check_drawing_folder(args)
     errors: list[str] = []
     failed: list[str] = []
     documents = []
@@ -420,8 +423,12 @@ def solve_all(args) -> int:
                     gc.freeze()
                     gc.enable()
                 if drawer is not None:
-                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
-                          f"{escape(drawer.finish())}", file=sys.stderr)
+                    gallery = drawer.finish()
+                    result.timings["draw"] = drawer.seconds
+                    bound = (f"; {drawer.drawn} of {drawer.found} solutions drawn (--draw-max {args.draw_max} "
+                             "draws more)" if drawer.drawn < drawer.found else "")
+                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)} in "
+                          f"{drawer.seconds:.3f} s, gallery {escape(gallery)}{bound}", file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             try:
                 check, mismatches = expected_check(puzzle, cover, result, settings)
@@ -466,7 +473,7 @@ def solve_all(args) -> int:
         json.dump(documents, sys.stdout, indent=2)
         sys.stdout.write("\n")
     for message in errors + failed:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     if stop is not None:
         return signals.exit_status(stop)
     return exit_status(bool(errors), bool(failed), limited)
@@ -623,15 +630,20 @@ def solution_drawer(args, cover, partial: bool):
         return None
     if args.gallery < 0:
         raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
-    if args.draw.exists() and not args.draw.is_dir():
-        raise UsageError(f"--draw {args.draw}: not a directory")
+    check_drawing_folder(args)
     # lazy: the gallery draws with matplotlib, which only --draw loads
     from bench.drawing.gallery import SolutionDrawer
 
-    try:
-        return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery)
-    except OSError as exc:
-        raise UsageError(f"--draw {args.draw}: cannot create the directory: {exc.strerror}") from None
+    return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery, args.draw_max)
+
+
+def check_drawing_folder(args) -> None:
+    """``--draw DIR`` checked before any search: a folder (made if missing) where files can be written."""
+    if args.draw is None:
+        return
+    if args.draw.exists() and not args.draw.is_dir():
+        raise UsageError(f"--draw {args.draw}: not a directory")
+    check_directory(args.draw, "--draw")
 
 
 TRIALS = 1000
@@ -761,7 +773,7 @@ def cmd_estimate(args) -> int:
     if args.json:
         print(json.dumps(documents, indent=2))
     for message in errors:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0
 
 

@@ -50,7 +50,7 @@ class DlxEngine(CompiledEngine):
                                    frozenset({"order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
+        """The kernel specialization a solve under settled ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
         if (self.kernel or ("bits" if suits(settings, cover) else "sets")) == "bits":
             return {"bits"}
         return {search_specialization(constrained(settings))}
@@ -67,7 +67,7 @@ class DlxEngine(CompiledEngine):
         ('solved', 2, 2, 8)
         """
         self.check(settings, limits)
-        settings = self.resolve(cover, settings)
+        settings = self.settle(cover, settings)
         plain = suits(settings, cover)
         if self.kernel == "bits" and not plain:
             why = plain_cover(cover)

@@ -286,7 +286,7 @@ def scan_heuristic(puzzle) -> str:
     return "f" if axes == (0, 1, 2) else "f@" + ",".join(map(str, axes))
 
 
-def resolve(cover, settings: Settings) -> Settings:
+def with_defaults(cover, settings: Settings) -> Settings:
     """``settings`` with FILA's defaults filled in: hand-off after the first piece, NOF on, :func:`default_order`."""
     n = cover.piece_count
     handoff_at = settings.fila if settings.fila is not None else max(n - 1, 1)
@@ -348,7 +348,7 @@ class FilaEngine(CompiledEngine):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
+        """The kernel specializations a solve of ``cover`` under settled ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
         words = handoff_words(cover, settings.fila)
         return {search_specialization(constrained(settings))} | {fila_specialization(w) for w in words}
 
@@ -365,7 +365,7 @@ class FilaEngine(CompiledEngine):
         the hand-off they price cheaper (after the first piece, or the
         second), the schedule a race of the real searches finds faster
         (:func:`default_schedules`) and the one-shot volume filter in 2-D;
-        :meth:`resolve` then makes the region-dependent choices.  The
+        :meth:`settle` then makes the region-dependent choices.  The
         request keeps the :class:`~bench.engines.autoconfig.Choice` for
         ``--info``.
         """
@@ -385,8 +385,8 @@ class FilaEngine(CompiledEngine):
                        settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order),
                        choice=choice)
 
-    def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
-        """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.
+    def _settle(self, cover, settings: Settings, filtered: Filtered | None) -> Settings:
+        """FILA's settings for ``cover``: the variant's tuning, then :func:`with_defaults`.
 
         An automatic configuration in a region the one-shot volume filter
         shows prone to partition lets DLX filter by volume at every node for
@@ -399,7 +399,7 @@ class FilaEngine(CompiledEngine):
             handoff = filtered_handoff(cover.puzzle, cover.piece_count, filtered.options_before, removed)
             if handoff is not None:
                 settings = replace(settings, fila=handoff, volume_filter=handoff)
-        return resolve(cover, settings)
+        return with_defaults(cover, settings)
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -414,7 +414,7 @@ class FilaEngine(CompiledEngine):
         ('solved', 2, 2, 8, 'f11/of=11/n1')
         """
         self.check(settings, limits)
-        settings = self.resolve(cover, settings)
+        settings = self.settle(cover, settings)
         compile_seconds = warmup.ensure(self.specializations(cover, settings))
         search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
         if "share" in totals:
@@ -436,7 +436,7 @@ def handoff_totals() -> dict:
 
 
 def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None):
-    """DLX with hand-offs to FILA under resolved ``settings``, ready to run; returns the search and FILA's totals."""
+    """DLX with hand-offs to FILA under settled ``settings``, ready to run; returns the search and FILA's totals."""
     plan = make_plan(cover, settings.order, cover.piece_count, settings.fila, settings.nof)
     totals = handoff_totals()
     search = Search(cover, settings, limits, on_solutions, on_trace,
@@ -448,7 +448,7 @@ def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solu
 
 
 def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None):
-    """Run DLX with hand-offs to FILA under resolved ``settings``; returns the search, FILA totals and set-up seconds."""
+    """Run DLX with hand-offs to FILA under settled ``settings``; returns the search, FILA totals and set-up seconds."""
     t0 = time.perf_counter()
     search, totals = start_pipeline(cover, settings, limits, on_solutions, on_trace)
     setup_seconds = time.perf_counter() - t0
@@ -468,7 +468,7 @@ class _Pipeline:
     def start(cover, order: str, handoff: int):
         """An untuned pipeline search of ``cover`` with schedule ``order``, its totals and its selection kinds."""
         engine = FilaEngine()
-        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
+        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
         search, totals = start_pipeline(cover, settings)
         return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind
@@ -487,7 +487,7 @@ def _tiny_fila(x: int) -> None:
     if 2 * x > MAX_CELLS or x > MAX_SHAPES:
         raise ValueError(f"{x} dominoes: more than a hand-off may hold")
     cover = dominoes(x)
-    settings = resolve(cover, Settings(order="e", fila=x - 1))
+    settings = with_defaults(cover, Settings(order="e", fila=x - 1))
     plan = make_plan(cover, settings.order, x, x, settings.nof)
     search = Search(cover, settings, Limits(max_solutions=1), warm=False)
     FilaRun(search, plan, handoff_totals()).slice(1 << 20)

@@ -12,7 +12,12 @@ A file holds one or more puzzles, each a ``D`` directive::
     ~D
 
 ``#`` starts a comment, blank lines between directives are ignored, and a
-UTF-8 byte-order mark at the start of the file is skipped.  Inside a layout
+UTF-8 byte-order mark at the start of the file is skipped.  Every line is
+read in Unicode normal form C, so ``Å`` typed as one character or as ``A``
+and a combining ring is one piece name; a control, format (zero-width) or
+combining character left over is an error naming its line, as it would
+draw a piece nobody can see.  A puzzle's drawings and layouts may hold at
+most :data:`MAX_BOX_CELLS` cells, as its box.  Inside a layout
 every non-blank character is one cell (``.`` is empty), horizontal white
 space is ignored, the first drawing line has y = yDim - 1, and 3-D slices are
 separated by commas, bottom slice (z = 0) first.  A blank line inside a layout
@@ -80,14 +85,16 @@ volume) happen when a :class:`~bench.models.puzzle.Puzzle` is built.
 
 from __future__ import annotations
 
+import math
 import re
-import sys
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bench.errors import BenchError, DefinitionError, UsageError
+from bench.errors import DefinitionError, UsageError
+from bench.system.files import read_input
 from bench.models.lattice import CUBIC, Lattice, get_lattice
 
 RESERVED_NAMES = frozenset({".", "#"})
@@ -97,6 +104,8 @@ STDIN_NAME = "<stdin>"
 BYTE_ORDER_MARK = "\ufeff"
 
 _POSITIVE_INT = re.compile(r"^[0-9]+$")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+"""ASCII control characters that are no white space (``str.isspace`` counts tab, VT, FF and \\x1c-\\x1f)."""
 _SIGNED_INT = re.compile(r"^[+-]?[0-9]+$")
 
 
@@ -155,22 +164,15 @@ class PuzzleDefinition:
 
 
 def read_text(path: str | Path) -> tuple[str, str]:
-    """Read a definition file (``-`` is standard input) as text.
+    """Read a definition file (``-`` is standard input) as text: a regular file, of bounded size (:func:`~bench.system.files.read_input`).
 
     Returns
     -------
     (display_name, text)
     """
     path = str(path)
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = STDIN_NAME
-    else:
-        name = path
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise BenchError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    name = STDIN_NAME if path == "-" else path
+    data = read_input(path, "definition file")
     try:
         return name, data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -213,12 +215,35 @@ class _Parser:
     def error(self, line: int, message: str) -> DefinitionError:
         return DefinitionError(self.path, line, message)
 
+    def visible(self, lineno: int, line: str) -> str:
+        """``line`` in normal form C, its content (before any comment) checked for characters nobody can see."""
+        if line.isascii():
+            content = line.split("#", 1)[0]
+            bad = _ASCII_CONTROL.search(content)
+            if bad:
+                raise self.error(lineno, _invisible(bad.group()))
+            return line
+        line = unicodedata.normalize("NFC", line)
+        for ch in line.split("#", 1)[0]:
+            if not ch.isascii() and not ch.isspace() and unicodedata.category(ch)[0] in "CM" and \
+                    unicodedata.category(ch) not in ("Co", "Cn"):
+                raise self.error(lineno, _invisible(ch))
+        return line
+
+    def count_cells(self, lineno: int, n: int) -> None:
+        """Add ``n`` drawn or listed cells to the puzzle's; more than a box may hold is refused at this line."""
+        self.cells += n
+        if self.cells > MAX_BOX_CELLS:
+            raise self.error(lineno, f"the puzzle's drawings and layouts hold more than the {MAX_BOX_CELLS:,} cells "
+                                     "a box may have; expected a smaller puzzle")
+
     # -- top level -----------------------------------------------------------
 
     def parse(self, text: str) -> list[PuzzleDefinition]:
         lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         if lines[-1] == "":
             lines.pop()
+        lines = [self.visible(n, line) for n, line in enumerate(lines, start=1)]
         puzzles: list[PuzzleDefinition] = []
         i = 0
         while i < len(lines):
@@ -243,6 +268,7 @@ class _Parser:
 
     def parse_puzzle(self, lines, i, lineno, header, index):
         dims, one_side, lattice = self.parse_d_header(lineno, header)
+        self.cells = 0
         pieces: list[PieceDefinition] = []
         names: dict[str, int] = {}
         properties: list[tuple[int, dict]] = []
@@ -324,7 +350,8 @@ class _Parser:
             dims.append(int(value))
         if lattice.flat and dims[2] != 1:
             raise self.error(lineno, f"the {lattice.name} lattice is two-dimensional, but zDim={dims[2]}; expected zDim=1")
-        volume = int(np.prod(lattice.grid_shape(dims)))
+        # Python's integers: numpy's product wraps past 2**63 (10**9 cubed came out small enough to pass)
+        volume = math.prod(lattice.grid_shape(dims))
         if volume > MAX_BOX_CELLS:
             raise self.error(lineno, f"a {dims[0]}x{dims[1]}x{dims[2]} box has {volume:,} cells, more than the supported {MAX_BOX_CELLS:,}")
         one_side = False
@@ -360,7 +387,9 @@ class _Parser:
         text = attrs["layout"]
         if not text.strip():
             raise self.error(lineno, f"piece '{name}' is empty; expected at least one 'x y z' triple")
-        for triple in text.split(","):
+        triples = text.split(",")
+        self.count_cells(lineno, len(triples))
+        for triple in triples:
             parts = triple.split()
             if len(parts) != 3 or not all(_SIGNED_INT.match(p) for p in parts):
                 raise self.error(lineno, f"'{_clip(triple.strip())}' in the layout of '{name}' is not a coordinate; expected three integers 'x y z' separated by spaces, triples separated by commas")
@@ -483,6 +512,7 @@ class _Parser:
                 raise self.error(here, f"missing '{end}': the {what} begun on line {lineno} is still open at "
                                        f"'{content}'")
             slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
+            self.count_cells(here, sum(map(len, slices)))
             rows.append((here, slices))
         raise self.error(max(1, len(lines)), f"missing '{end}': the {what} begun on line {lineno} is never closed")
 
@@ -555,6 +585,16 @@ class _Parser:
                                          f"'{_clip(name)}' does not appear in the drawing; expected its cells in the layout")
         return [PieceDefinition(name, tuple(cells[name]), name in stationary, first_seen[name], optional=name in optional)
                 for name in cells]
+
+
+def _invisible(ch: str) -> str:
+    """What is wrong with a character nobody sees drawn (:meth:`_Parser.visible`)."""
+    kind = ("combining character" if unicodedata.category(ch)[0] == "M" else
+            "invisible character" if unicodedata.category(ch) == "Cf" else "control character")
+    name = unicodedata.name(ch, "")
+    return (f"{kind} U+{ord(ch):04X}{f' ({name})' if name else ''}"
+            + (" that combines with no character before it" if kind == "combining character" else "")
+            + "; expected visible characters (piece names and cells are what is drawn)")
 
 
 def _clip(text: str, width: int = 40) -> str:

@@ -50,6 +50,7 @@ from pathlib import Path
 
 from bench.errors import BenchError
 from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, CONVENTIONS
+from bench.system.files import read_input
 
 FILE_NAME = "expected.toml"
 LEGACY = "legacy"
@@ -144,8 +145,10 @@ def _read(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
     if not path.exists():
         return {}, {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_input(path, "expected-counts file").decode("utf-8"))
+    except BenchError as exc:
+        raise BenchError(f"{exc} (expected counts)") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BenchError(f"{path}: cannot read expected counts: {exc}") from None
     out: dict[str, Recorded] = {}
     problems: dict[str, str] = {}

@@ -78,7 +78,7 @@ class Split:
 def split(cover, settings: Settings, depth: int, parent: SubProblem | None = None) -> Split:
     """The sub-problems ``depth`` levels below ``parent`` (the root when None), in search order.
 
-    ``settings`` are the engine's resolved settings: the splitter uses their
+    ``settings`` are the engine's settled settings: the splitter uses their
     ordering heuristics and constraints, never a FILA hand-off.  A branch
     that ends (a cover, or a dead end) above the depth ends there: a cover
     becomes a sub-problem of its own, a dead end none.

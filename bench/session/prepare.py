@@ -5,7 +5,7 @@ benchmarks and the parallel runner all call :func:`prepare`: it lets the
 engine choose what it chooses before encoding (:meth:`Engine.configure`,
 e.g. an untuned FILA run picks its redundancy piece), encodes the puzzle
 once (:meth:`Cover.from_puzzle`), applies the one-shot filters the request
-asks for, and lets the engine fill in its defaults (:meth:`Engine.resolve`).
+asks for, and lets the engine fill in its defaults (:meth:`Engine.settle`).
 No caller names an engine.
 """
 
@@ -188,7 +188,7 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
         settings = replace(settings, first_item=first_item(cover))
     if engine is not None:
         engine.check(settings)
-        settings = engine.resolve(cover, settings, Filtered(options_before, counters))
+        settings = engine.settle(cover, settings, Filtered(options_before, counters))
     return Prepared(puzzle, cover, settings, request, counters, timings, state, reasons)
 
 
@@ -217,5 +217,5 @@ def _prepare_matrix(matrix, request: Request, engine: Engine | None) -> Prepared
     settings = request.settings
     if engine is not None:
         engine.check(settings)
-        settings = engine.resolve(cover, settings, Filtered(cover.n_options, {}))
+        settings = engine.settle(cover, settings, Filtered(cover.n_options, {}))
     return Prepared(matrix, cover, settings, request, {}, {"encode": 0.0}, "off", None)

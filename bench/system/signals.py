@@ -115,6 +115,30 @@ def forget_requests() -> None:
     _requests = _Requests()
 
 
+@contextlib.contextmanager
+def held():
+    """Hold the stop signals back for the duration (a fork), then let any that came arrive.
+
+    A :class:`KeyboardInterrupt` raised inside ``fork``'s own handlers (the
+    logging module's locks) is printed as "Exception ignored" and lost:
+    held back, the signal arrives after the fork, where it can be handled.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def release() -> None:
+    """In a child forked under :func:`held`: take the stop signals back (the mask is inherited)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+
+
 def stop_requested() -> int | None:
     """The signal that asked to stop (None when none did)."""
     return _requests.stop
