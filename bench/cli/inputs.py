@@ -68,7 +68,8 @@ def definition_files(paths: list[str]) -> list[str]:
             raise UsageError("an empty path was given; expected a definition file or a directory")
         p = Path(path)
         if path != "-" and p.is_dir():
-            found = sorted(f for f in p.rglob("*") if f.suffix in DIRECTORY_SUFFIXES and f.is_file())
+            # whatever is named so is passed on, a FIFO or a directory too: the reader refuses it with its reason
+            found = sorted(f for f in p.rglob("*") if f.suffix in DIRECTORY_SUFFIXES)
             if not found:
                 raise UsageError(f"{path}: no definition files (*.txt) or matrices (*.xcc, *.dlx) in this directory")
             out.extend(str(f) for f in found)
