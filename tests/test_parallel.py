@@ -122,6 +122,11 @@ def test_every_counter_info_prints_adds_up_over_two_workers(engine, capsys, tmp_
     split = _info(["-e", engine, puzzle, "-w", "2", "--journal", str(tmp_path / "j.jsonl")], capsys)
     assert split["PARALLEL_EXACT_STATISTICS"] == "true" and split["PARALLEL_INEXACT_COUNTERS"] == ""
     assert int(split["PARALLEL_SUBPROBLEMS"]) > 2
+    # the balance: the sub-problems' nodes and the splitter's are every node of the search
+    assert split["PARALLEL_WORK"] == "nodes" and split["PARALLEL_WORK_TOTAL"] == single["NODES"]
+    assert 0 < int(split["PARALLEL_WORK_LARGEST"]) < int(split["PARALLEL_WORK_TOTAL"])
+    bounds = [float(split[f"PARALLEL_SPEEDUP_BOUND_{n}"]) for n in (4, 16, 64)]
+    assert 1 <= bounds[0] <= bounds[1] <= bounds[2] <= 1 / float(split["PARALLEL_LARGEST_SHARE"]) + 0.01
     counters = _counters(single)
     assert {"NODES", "ATTEMPTS_TOTAL", "FITS_TOTAL", "NO_FITS_TOTAL", "ATTEMPTS[ 1]", "FITS[12]",
             "LIST_UPDATES[12]"} <= set(counters)

@@ -32,6 +32,7 @@ from bench.engines.constraints import SETTING_SLOTS, constrained
 from bench.engines.search import search_specialization
 from bench.engines.sampling import estimate_nodes, estimate_tree
 from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions
+from bench.parallel.balance import balance
 from bench.parallel.journal import Journal, prune
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
 from bench.parallel import executors
@@ -555,7 +556,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
                          "errors": len(errors),
                          "exact_statistics": "true" if exact is None or cut <= exact else "false",
                          "inexact_counters": "" if exact is None or cut <= exact else ",".join(INEXACT_COUNTERS),
-                         "journal": str(journal.path) if journal else ""}
+                         "journal": str(journal.path) if journal else "",
+                         **balance([r["stats"]["nodes"] for r in finished], split_stats.get("nodes", 0))}
     if dispatch is not None:
         tasks = report.get("tasks", 0)
         busy = sum(record["seconds"] for ident, record in done.items() if ident not in earlier)
