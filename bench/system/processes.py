@@ -93,7 +93,7 @@ def call_with_deadline(function, seconds: float | None, *args, relay=None):
     child = context.Process(target=_call_child, args=(function, args, send, os.getpid(), relay is not None),
                             daemon=True)
     deadline = None if seconds is None else time.monotonic() + max(seconds, 0.0)
-    with signals.held():
+    with signals.deferred():
         child.start()
     send.close()
     try:
@@ -128,7 +128,7 @@ def call_with_deadline(function, seconds: float | None, *args, relay=None):
 def _call_child(function, args, send, parent_pid: int, relayed: bool) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle; it kills this child
-    signals.release()  # held by the parent while it forked
+    signals.release()  # deferred by the parent while it forked
     try:
         if relayed:
             send.send(("value", function(*args, lambda *items: send.send(("items", items)))))

@@ -28,6 +28,7 @@ import threading
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 STATUS_SIGNAL = getattr(signal, "SIGUSR1", None)
 TRACE_SIGNAL = getattr(signal, "SIGUSR2", None)
+_DEFERRED = {*STOP_SIGNALS, STATUS_SIGNAL, TRACE_SIGNAL} - {None}
 
 
 class _Requests:
@@ -96,9 +97,11 @@ def polled():
 def deferred():
     """Hold this module's signals back while the caller writes: a write to a pipe that a handler interrupts
     loses the rest of its data without a word (CPython's buffered writer), so solutions are written whole
-    and the signal is handled right after.  Where signals cannot be blocked (Windows) this does nothing.
+    and the signal is handled right after.  A fork is held the same way: a :class:`KeyboardInterrupt` raised
+    in ``fork``'s own handlers (the logging module's locks) is printed as "Exception ignored" and lost.
+    Where signals cannot be blocked (Windows) this does nothing.
     """
-    mask = {*STOP_SIGNALS, STATUS_SIGNAL, TRACE_SIGNAL} - {None}
+    mask = _DEFERRED
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -115,28 +118,10 @@ def forget_requests() -> None:
     _requests = _Requests()
 
 
-@contextlib.contextmanager
-def held():
-    """Hold the stop signals back for the duration (a fork), then let any that came arrive.
-
-    A :class:`KeyboardInterrupt` raised inside ``fork``'s own handlers (the
-    logging module's locks) is printed as "Exception ignored" and lost:
-    held back, the signal arrives after the fork, where it can be handled.
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 def release() -> None:
-    """In a child forked under :func:`held`: take the stop signals back (the mask is inherited)."""
+    """In a child forked under :func:`deferred`: take this module's signals back (the mask is inherited)."""
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
 
 
 def stop_requested() -> int | None:
