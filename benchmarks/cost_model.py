@@ -77,7 +77,7 @@ def runs_of(name: str) -> list[dict]:
     engine = FilaEngine()
     out = []
     for order in (f"e={handoff}", f"{scan_heuristic(puzzle)}={handoff}"):
-        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
+        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
         kind = make_plan(cover, settings.order, cover.piece_count, handoff, True).kind
         out.append({"puzzle": name, "order": order, "cover": cover, "settings": settings, "kind": kind,

@@ -28,6 +28,7 @@ def test_every_specialization_has_a_library_and_every_library_a_specialization()
     assert all(entries for entries in LIBRARIES.values())
 
 
+@pytest.mark.slow  # every engine's tiny search, each specialization: minutes of compiling (CI runs it)
 def test_the_signatures_are_what_the_tiny_searches_pass():
     # the calls are recorded before they run, from a library or numba alike: a stale declaration shows here
     assert warmup.record() == LIBRARIES
@@ -124,12 +125,15 @@ def _counters(stdout: str) -> dict:
 
 @pytest.mark.skipif(aot.buildable() is not None, reason=f"no library can be built here: {aot.buildable()}")
 @pytest.mark.parametrize("argv, libraries", [
-    (("-e", "fila", "defs/pentominoes_12x5.txt"), {"sets", "fila1"}),
     (("-e", "dlx", "defs/pentominoes_10x6.txt"), {"bits"}),
-    (("-e", "fila", "-w", "1", "-p", "6", "-v", "6", "defs/hexiamonds_6x6.txt"), {"sets+constraints"}),
-    (("-e", "fila", "-w", "1", "defs/pentominoes_tetrominoes_diamond_13x13.txt", "--node-limit", "300000"),
-     {"sets+constraints", "fila1"}),
-    (("-e", "fila", "-w", "1", "-f", "17", "defs/pentominoes_1s_30x3.txt"), {"sets", "fila2"}),
+    # each of these compiles its specializations twice, as libraries and with numba (CI runs them)
+    pytest.param(("-e", "fila", "defs/pentominoes_12x5.txt"), {"sets", "fila1"}, marks=pytest.mark.slow),
+    pytest.param(("-e", "fila", "-w", "1", "-p", "6", "-v", "6", "defs/hexiamonds_6x6.txt"), {"sets+constraints"},
+                 marks=pytest.mark.slow),
+    pytest.param(("-e", "fila", "-w", "1", "defs/pentominoes_tetrominoes_diamond_13x13.txt", "--node-limit", "300000"),
+                 {"sets+constraints", "fila1"}, marks=pytest.mark.slow),
+    pytest.param(("-e", "fila", "-w", "1", "-f", "17", "defs/pentominoes_1s_30x3.txt"), {"sets", "fila2"},
+                 marks=pytest.mark.slow),
 ], ids=lambda v: " ".join(v) if isinstance(v, tuple) else "")
 def test_a_library_run_imports_no_numba_and_searches_as_numba_does(argv, libraries):
     # first run (its libraries built if they were not), second run on them, then numba's JIT alone
@@ -146,6 +150,7 @@ def test_a_library_run_imports_no_numba_and_searches_as_numba_does(argv, librari
     assert counters == _counters(jit_out)
 
 
+@pytest.mark.slow  # numba compiles FILA's kernels from nothing in a fresh cache: minutes (CI runs it)
 def test_without_a_compiler_numba_compiles_and_the_counts_stand(tmp_path):
     env = {"NUMBA_CACHE_DIR": str(tmp_path), "CC": str(tmp_path / "no-such-cc"), "BENCH_NO_CACHE": "1"}
     report, out, err = _run("solve", "-q", "-e", "fila", "defs/pentominoes_20x3.txt", env=env)
@@ -236,6 +241,7 @@ def test_a_build_killed_halfway_leaves_nothing_for_long(tmp_path, monkeypatch):
     assert not killed.exists() and running.exists()
 
 
+@pytest.mark.slow  # numba compiles from nothing, uncached (CI runs it)
 def test_a_cache_folder_that_cannot_be_made_is_said_in_one_line_and_numba_compiles():
     env = {"NUMBA_CACHE_DIR": "/proc/no-such-folder", "BENCH_NO_CACHE": "1"}
     report, out, err = _run("solve", "-q", "-e", "fila", "-w", "1", "defs/pentominoes_20x3.txt", env=env)

@@ -312,7 +312,7 @@ def test_a_refused_command_leaves_no_folder_behind(capsys, tmp_path):
 def test_an_empty_directory_is_an_error(capsys, tmp_path):
     for command in ("solve", "run", "check"):
         assert main([command, str(tmp_path)]) == 2
-        assert f"{tmp_path}: no definition files (*.txt) in this directory" in capsys.readouterr().err
+        assert f"{tmp_path}: no definition files (*.txt) or matrices (*.xcc, *.dlx) in this directory" in capsys.readouterr().err
 
 
 def test_r_means_the_same_in_every_command(capsys):

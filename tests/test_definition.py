@@ -127,6 +127,15 @@ def test_blank_line_inside_a_layout_is_an_empty_row():
         ("D:xDim=1:yDim=1:zDim=1\nC:name=a:layout=0 0 99999999999\n~D", 2, "out of range"),
         ("D:xDim=1:yDim=1:zDim=1\n~L\n~D", 2, "'~L' without a matching 'L'"),
         ("D:xDim=1:yDim=1:zDim=1\nD:xDim=1:yDim=1:zDim=1\n~D", 2, "missing '~D'"),
+        ("D:xDim=1000000000:yDim=1000000000:zDim=1000000000\n~D", 1, "has 1,000,000,000,000,000,000,000,000,000 cells"),
+        ("D:xDim=4294967296:yDim=4294967297:zDim=1\n~D", 1, "has 18,446,744,078,004,518,912 cells"),
+        ("D:xDim=2:yDim=1:zDim=1\nL\nA\u200bA\n~L\n~D", 3, "invisible character U+200B (ZERO WIDTH SPACE)"),
+        ("D:xDim=2:yDim=1:zDim=1\nC:name=a\u2060:layout=0 0 0, 1 0 0\n~D", 2, "invisible character U+2060"),
+        ("D:xDim=2:yDim=1:zDim=1\nL\nAx\u0301\n~L\n~D", 3, "combining character U+0301"),
+        ("D:xDim=2:yDim=1:zDim=1\nL\nA\x1b\n~L\n~D", 3, "control character U+001B"),
+        ("D:xDim=2000:yDim=1:zDim=1\nL\n" + "A" * 1_000_001 + "\n~L\n~D", 3, "more than the 1,000,000 cells"),
+        ("D:xDim=2:yDim=1:zDim=1\n" + "".join(f"C:name=p{k}:layout=" + ", ".join(f"{i} {k} 0" for i in range(1000))
+                                              + "\n" for k in range(1001)) + "~D", 1002, "more than the 1,000,000 cells"),
     ],
 )
 def test_every_malformed_input_names_file_line_and_expectation(text, line, fragment):
@@ -207,3 +216,16 @@ def test_a_byte_order_mark_is_accepted(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf" + SCOTT.encode())
     assert [(p.name, p.cells) for d in parse_file(path) for p in d.pieces] == \
         [(name, cells) for name, cells, _ in pieces_of(SCOTT)]
+
+
+def test_names_are_read_in_normal_form_c_so_a_name_is_one_piece_however_it_was_typed():
+    composed, decomposed = "\u00c5", "A\u030a"
+    [d] = parse_text(f"D:xDim=2:yDim=1:zDim=1\nL\n{composed}{decomposed}\n~L\n~D")
+    assert [(p.name, len(p.cells)) for p in d.pieces] == [(composed, 2)]
+    [d] = parse_text(f"D:xDim=2:yDim=1:zDim=1\nC:name={decomposed}:layout=0 0 0, 1 0 0\n~D")
+    assert d.pieces[0].name == composed
+
+
+def test_invisible_characters_in_comments_are_left_alone():
+    [d] = parse_text("D:xDim=1:yDim=1:zDim=1   # a\u200bb \x1b[31m\nC:name=a:layout=0 0 0\n~D")
+    assert d.pieces[0].name == "a"

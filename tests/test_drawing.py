@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import json
+import os
+import shutil
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -236,3 +239,81 @@ def test_every_label_fits_inside_its_cell(name):
     for el in root.iter():
         if el.get("class") == "label":
             assert GLYPH * float(el.get("font-size")) * len(el.text) <= room + 1e-6, el.text
+
+
+# -- --draw writes through the package's writer, bounded ------------------------------------------------------
+
+
+def test_a_symlink_named_like_a_picture_is_replaced_not_followed(tmp_path, capsys):
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me")
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    (pictures / "dominoes_4x4-0001.svg").symlink_to(outside)
+    (pictures / "dominoes_4x4.html").symlink_to(outside)
+    assert main(["solve", "-q", "-u", "--draw", str(pictures), str(DEFS / "dominoes_4x4.txt")]) == 0
+    capsys.readouterr()
+    assert outside.read_text() == "keep me"
+    first = pictures / "dominoes_4x4-0001.svg"
+    assert not first.is_symlink() and first.read_text().startswith("<svg")
+    assert not (pictures / "dominoes_4x4.html").is_symlink()
+
+
+def test_a_fifo_named_like_a_picture_is_refused_before_the_search(tmp_path):
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "dominoes_4x4-0003.svg")
+    child = subprocess.run([sys.executable, "-m", "bench", "solve", "-q", "--draw", str(tmp_path),
+                            str(DEFS / "dominoes_4x4.txt")], capture_output=True, text=True, timeout=120)
+    assert child.returncode == 2, child.stderr
+    assert child.stderr.strip().endswith(f"--draw {tmp_path / 'dominoes_4x4-0003.svg'}: is a FIFO; expected a "
+                                         "regular file or a new file name")
+    assert "covers" not in child.stderr and not list(tmp_path.glob("*.svg"))[1:]
+
+
+def test_puzzles_of_one_stem_keep_their_own_pictures_and_a_new_run_no_stale_ones(tmp_path, capsys):
+    for folder, name in (("a", "dominoes_4x4.txt"), ("b", "somacube.txt")):
+        (tmp_path / folder).mkdir()
+        shutil.copy(DEFS / name, tmp_path / folder / "puz.txt")
+    pictures = tmp_path / "pictures"
+    pictures.mkdir()
+    (pictures / "puz-0042.svg").write_text("an earlier run's")
+    (pictures / "other-0001.svg").write_text("another puzzle's")
+    assert main(["solve", "-q", "-u", "--max-solutions", "3", "--draw", str(pictures), str(tmp_path / "a" / "puz.txt"),
+                 str(tmp_path / "b" / "puz.txt")]) == 0
+    err = capsys.readouterr().err
+    names = sorted(p.name for p in pictures.iterdir())
+    assert names == ["other-0001.svg", "puz-0001.svg", "puz-0002.svg", "puz-0003.svg", "puz.html", "puz_2-0001.svg",
+                     "puz_2-0002.svg", "puz_2-0003.svg", "puz_2.html"], names
+    assert "puz_2.html" in err
+    # the first puzzle's pictures are the dominoes' (16 cells), the second's the Soma cube's (27 in its layers)
+    cells = {name: sum(el.get("class") == "cell" for el in ET.fromstring((pictures / name).read_text()).iter())
+             for name in ("puz-0001.svg", "puz_2-0001.svg")}
+    assert cells["puz-0001.svg"] == 16 and cells["puz_2-0001.svg"] >= 27, cells
+
+
+def test_draw_stops_at_its_bound_says_so_and_keeps_its_time_apart(tmp_path, capsys):
+    status = main(["solve", "-q", "--json", "--draw", str(tmp_path), "--draw-max", "4", str(DEFS / "dominoes_4x4.txt")])
+    out, err = capsys.readouterr()
+    [doc] = json.loads(out)
+    assert status == 0 and doc["result"]["covers"] == 36
+    assert len(list(tmp_path.glob("dominoes_4x4-*.svg"))) == 4
+    assert "4 of 36 solutions drawn (--draw-max 4 draws more)" in err
+    assert doc["result"]["timings"]["draw"] > 0
+
+
+def test_draw_into_a_folder_that_cannot_be_written_is_refused_before_the_search(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert main(["solve", "-q", "--draw", str(tmp_path / "file" / "pictures"), str(DEFS / "dominoes_4x4.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"--draw {tmp_path / 'file' / 'pictures'}: cannot write there") and "covers" not in err
+
+
+def test_gallery_links_are_url_encoded(tmp_path, capsys):
+    shutil.copy(DEFS / "dominoes_4x4.txt", tmp_path / "a #?b.txt")
+    assert main(["solve", "-q", "--max-solutions", "1", "--draw", str(tmp_path / "pictures"),
+                 str(tmp_path / "a #?b.txt")]) == 0
+    capsys.readouterr()
+    page = (tmp_path / "pictures" / "a #?b.html").read_text()
+    assert 'href="a%20%23%3Fb-0001.svg"' in page

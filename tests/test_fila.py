@@ -74,7 +74,8 @@ FAST = [
     (DATA / "spare_3x3.txt", True),
     (DATA / "onesided_tetrominoes_6x4.txt", True),
     (DATA / "stationary_5x5.txt", None),
-    (DEFS / "pentominoes_8x8_scott.txt", True),
+    # every hand-off point of a 13-piece puzzle: a minute on a loaded 2-core machine
+    pytest.param(DEFS / "pentominoes_8x8_scott.txt", True, marks=pytest.mark.slow),
 ]
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import shutil
@@ -174,7 +176,8 @@ def test_one_bad_expected_entry_leaves_the_other_puzzles_their_counts(tmp_path, 
     entries = {p["key"]: p["expected"] for p in doc["puzzles"]}
     assert (entries["pentominoes_20x3.txt"]["unique"], entries["pentominoes_20x3.txt"]["total"]) == (2, 8)
     assert entries["dominoes_4x4.txt"] is None
-    assert status == 2 and "total must be a non-negative integer" in err
+    # messages are wrapped at 120 columns, where the path's length decides
+    assert status == 2 and "total must be a non-negative integer" in " ".join(err.split())
     assert [p["kind"] for p in doc["validation"]] == ["input"]
 
 
@@ -191,3 +194,162 @@ def test_a_malformed_definition_is_a_problem_in_the_result_file(tmp_path, capsys
     out = capsys.readouterr().out
     assert "**input** broken.txt" in out and "INPUT problems in 1 file (broken.txt)" in out
     assert "All engines that finished agree" not in out
+
+
+# -- round three: names created exclusively, inputs never overwritten, inputs read with a bound ------------------
+
+
+def test_two_runs_in_the_same_second_get_two_result_files(tmp_path, monkeypatch):
+    from bench.comparison import results
+
+    monkeypatch.chdir(tmp_path)
+    document = results.new_document(["bench", "run"], {"engines": ["dlx"], "timeout": 1, "rounds": 1, "mode": "count"})
+    first, second = (results.reserve(document, stamp="20260101-120000") for _ in range(2))
+    assert (first.name, second.name) == ("run-20260101-120000.json", "run-20260101-120000-2.json")
+    # a stale report without its result file keeps its name from being taken
+    (tmp_path / "results" / "run-20260101-120000-3.html").write_text("old")
+    assert results.reserve(document, stamp="20260101-120000").name == "run-20260101-120000-4.json"
+    assert all(json.loads(p.read_text())["rows"] == [] for p in (tmp_path / "results").glob("*.json"))
+
+
+def test_concurrent_runs_each_keep_their_result_file(tmp_path):
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "bench", "run", "-e", "dlx", "--no-html", str(DEFS / "dominoes_4x4.txt")]
+    children = [subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                for _ in range(3)]
+    errors = [c.communicate(timeout=120)[1] for c in children]
+    assert [c.returncode for c in children] == [0, 0, 0], errors
+    written = {line.split("results written to ")[1] for err in errors for line in err.splitlines()
+               if "results written to" in line}
+    assert len(written) == 3 and len(list((tmp_path / "results").glob("run-*.json"))) == 3
+
+
+@pytest.mark.parametrize("command", ["run", "report", "journal"])
+def test_an_output_that_is_an_input_is_refused_before_any_work(tmp_path, capsys, command):
+    definition = tmp_path / "soma.txt"
+    shutil.copy(DEFS / "somacube.txt", definition)
+    before = definition.read_bytes()
+    if command == "run":
+        argv = ["run", "-e", "dlx", "--output-file", str(definition), str(definition)]
+    elif command == "journal":
+        argv = ["solve", "-q", "-w", "2", "--journal", str(tmp_path / "." / "soma.txt"), str(definition)]
+    else:
+        assert main(["run", "-e", "dlx", "--no-html", "--output-file", str(tmp_path / "r.json"),
+                     str(DEFS / "dominoes_4x4.txt")]) == 0
+        definition = tmp_path / "r.json"
+        before = definition.read_bytes()
+        argv = ["report", str(definition), "--output-file", str(definition)]
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is also an input of this command" in err and len(err.strip().splitlines()) == 1, err
+    assert definition.read_bytes() == before
+
+
+def test_the_writer_never_replaces_a_file_this_process_read(tmp_path):
+    from bench.system.files import read_input
+
+    path = tmp_path / "in.txt"
+    path.write_text("keep")
+    read_input(path, "definition")
+    with pytest.raises(UsageError, match="is also an input of this command"):
+        write_atomic(tmp_path / "." / "in.txt", "lost")
+    assert path.read_text() == "keep"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev zero", "directory"])
+def test_an_input_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    from bench.errors import BenchError
+    from bench.system.files import read_input
+
+    path = tmp_path / "x.txt"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev zero":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    with pytest.raises(BenchError, match=rf"^{path}: is a (FIFO|character device|directory)"):
+        read_input(path, "definition")
+
+
+def test_an_input_larger_than_the_bound_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    from bench.errors import BenchError
+    from bench.system.files import read_input
+
+    path = tmp_path / "big.txt"
+    path.write_bytes(b"#" * 2000)
+    assert read_input(path, "definition", limit=2000) == b"#" * 2000
+    with pytest.raises(BenchError, match=rf"^{path}: larger than 1,999 bytes"):
+        read_input(path, "definition", limit=1999)
+
+    class Endless(io.RawIOBase):
+        def readable(self):
+            return True
+
+        def readinto(self, buffer):
+            buffer[:] = b"\0" * len(buffer)
+            return len(buffer)
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(Endless())))
+    with pytest.raises(BenchError, match="^<stdin>: larger than 4,096 bytes"):
+        read_input("-", "definition", limit=4096)
+
+
+def test_special_files_named_txt_in_a_directory_are_refused_and_the_rest_checked(tmp_path, capsys):
+    shutil.copy(DEFS / "dominoes_4x4.txt", tmp_path)
+    os.mkfifo(tmp_path / "fifo.txt")
+    (tmp_path / "zero.txt").symlink_to("/dev/zero")
+    assert main(["check", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'fifo.txt'}: is a FIFO" in err and f"{tmp_path / 'zero.txt'}: is a character device" in err
+
+
+def test_the_folder_probe_writes_data_so_a_full_disk_is_unwritable(tmp_path):
+    import subprocess
+    import sys
+
+    script = ("import os,sys; from bench.system.files import writable_directory\n"
+              "d=sys.argv[1]; os.makedirs(d+'/m')\n"
+              "assert os.system(f'mount -t tmpfs -o size=64k tmpfs {d}/m') == 0\n"
+              "f=open(d+'/m/fill','wb')\n"
+              "try:\n    f.write(b'x'*(1<<20)); f.flush()\nexcept OSError: pass\n"
+              "print(writable_directory(d+'/m/journals'), writable_directory(d))\n")
+    probe = subprocess.run(["unshare", "-rm", sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                           text=True, timeout=60)
+    if probe.returncode != 0 and "mount" in probe.stderr + probe.stdout:
+        pytest.skip(f"no tmpfs in a user namespace here: {probe.stderr.strip()[-200:]}")
+    assert probe.stdout.split() == ["False", "True"], probe.stderr
+
+
+def test_file_names_with_escape_codes_never_reach_the_terminal_raw(tmp_path, capsys):
+    folder = tmp_path / "defs"
+    folder.mkdir()
+    odd = "\x1b[2J\x1b[31mred\x07.txt"
+    shutil.copy(DEFS / "dominoes_4x4.txt", folder / odd)
+    (folder / "bad\x1b[1m.txt").write_text("D:xDim=1:yDim=1:zDim=1\n~D\n")
+    out_file = tmp_path / "run.json"
+    commands = [["check", str(folder)], ["solve", "-q", str(folder)], ["info", str(folder / odd)],
+                ["run", "-e", "dlx", "--output-file", str(out_file), str(folder)], ["report", str(out_file)],
+                ["compare", str(out_file), str(out_file)]]
+    for argv in commands:
+        main(argv)
+        out, err = capsys.readouterr()
+        assert "\x1b" not in out + err and "\x07" not in out + err, (argv, out, err)
+        assert "\\x1b" in out + err, (argv, out, err)
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_quoted(tmp_path, capsys):
+    shutil.copy(DEFS / "dominoes_4x4.txt", tmp_path / "=HYPERLINK(1).txt")
+    out_file = tmp_path / "run.json"
+    assert main(["run", "-e", "dlx", "--no-html", "--output-file", str(out_file), str(tmp_path / "=HYPERLINK(1).txt")]) == 0
+    capsys.readouterr()
+    assert main(["report", "--csv", str(out_file)]) == 0
+    rows = list(csv.reader(io.StringIO(capsys.readouterr().out)))
+    assert rows[1][0] == "'=HYPERLINK(1).txt"
+    assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)

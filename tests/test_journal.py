@@ -139,7 +139,7 @@ def test_the_pieces_of_a_refused_record_are_solved_again_with_it(p10x6, tmp_path
     # FILA with small budgets: records hand back pieces, whose own records a resume trusts only behind their parent's
     monkeypatch.setattr(runner, "BUDGET_FLOOR", 50_000)
     engine = get_engine("fila")
-    settings = engine.resolve(p10x6, Settings(fila=11))
+    settings = engine.settle(p10x6, Settings(fila=11))
     path = tmp_path / "j.jsonl"
     single = engine.solve(p10x6, settings)
     solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path))
@@ -157,3 +157,99 @@ def test_the_pieces_of_a_refused_record_are_solved_again_with_it(p10x6, tmp_path
         assert f"{path}:{n + 1}: record refused: sub-problem {json.loads(lines[n])['id']} is not part" in err
     assert (result.covers, result.unique, result.total) == (2339, 2339, 9356)
     assert {k: v for k, v in result.stats.items() if k != "parallel"} == single.stats
+
+
+# -- one writer per journal, journals of this code only, old ones pruned ------------------------------------------
+
+
+def test_a_second_run_on_a_journal_in_use_is_refused_clearly(p10x6, tmp_path, capsys):
+    from bench.errors import UsageError
+    from bench.system.files import open_locked
+
+    path = tmp_path / "j.jsonl"
+    with open_locked(path, "--journal"):
+        with pytest.raises(UsageError, match=r"^--journal .*j.jsonl: another bench process is using this journal"):
+            solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, journal=path, depth=2))
+    # an automatic split's default journal in use: the run goes on without one
+    automatic = ParallelOptions(workers=2, journal_dir=tmp_path / "journals", depth=2)
+    default = solve_parallel(p10x6, get_engine("dlx"), Settings(), automatic).stats["parallel"]["journal"]
+    assert default
+    capsys.readouterr()
+    with open_locked(default, "--journal"):
+        result = solve_parallel(p10x6, get_engine("dlx"), Settings(), automatic)
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert result.stats["parallel"]["journal"] == ""
+    assert "another bench process is using this journal" in capsys.readouterr().err
+
+
+def test_two_split_solves_on_one_journal_the_second_refused(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from support import ROOT
+
+    path = tmp_path / "tc.jsonl"
+    argv = [sys.executable, "-m", "bench", "solve", "-q", "-w", "2", "--journal", str(path),
+            str(DEFS / "pentominoes_1s_18x5.txt")]
+    first = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (path.exists() and path.stat().st_size) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        second = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    finally:
+        first.kill()
+        first.wait()
+    assert second.returncode == 2
+    assert second.stderr.strip() == (f"--journal {path}: another bench process is using this journal; wait for it "
+                                     "to end, or give another --journal")
+
+
+def test_the_journal_key_holds_the_code_version(p10x6, monkeypatch):
+    from bench.toolchain import sources
+    from bench.parallel.runner import run_key
+
+    engine = get_engine("dlx")
+    before = run_key(p10x6, engine, Settings(), None)
+    monkeypatch.setattr(sources, "code_version", lambda: "another checkout")
+    assert run_key(p10x6, engine, Settings(), None) != before
+
+
+def test_old_journals_are_pruned_and_the_newest_kept(tmp_path):
+    import os
+    import time
+
+    from bench.parallel.journal import KEEP_DAYS, KEEP_JOURNALS, prune
+
+    now = time.time()
+    for k in range(KEEP_JOURNALS + 5):
+        path = tmp_path / f"p{k:03d}.jsonl"
+        path.write_text("{}\n")
+        os.utime(path, (now - k, now - k))
+    old = tmp_path / "old.jsonl"
+    old.write_text("{}\n")
+    os.utime(old, (now - KEEP_DAYS * 86400 - 1,) * 2)
+    (tmp_path / "notes.txt").write_text("not a journal")
+    prune(tmp_path)
+    left = sorted(p.name for p in tmp_path.glob("*.jsonl"))
+    assert left == [f"p{k:03d}.jsonl" for k in range(KEEP_JOURNALS)]
+    assert (tmp_path / "notes.txt").exists()
+
+
+def test_a_default_journal_that_cannot_be_written_costs_the_journal_not_the_run(p10x6, tmp_path, capsys, monkeypatch):
+    import types
+
+    from bench.parallel import journal as journal_module
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(journal_module, "os", types.SimpleNamespace(fsync=full))
+    result = solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, journal_dir=tmp_path,
+                                                                                  depth=2))
+    assert (result.status.value, result.covers, result.unique, result.total) == EXACT
+    assert "No space left on device; going on without a journal" in capsys.readouterr().err
+    with pytest.raises(bench.BenchError, match="--journal .*: cannot write: No space left on device"):
+        solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, journal=tmp_path / "j.jsonl",
+                                                                              depth=2))

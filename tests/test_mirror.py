@@ -174,7 +174,7 @@ def test_run_mirror_cross_validates_every_engine(capsys, tmp_path):
     err = capsys.readouterr().err
     assert status == 0, err
     doc = json.loads(out_file.read_text())
-    assert doc["options"]["mirror"] is True and doc["validation"] == []
+    assert doc["run_settings"]["mirror"] is True and doc["validation"] == []
     assert {p["key"]: (p["convention"], p["group"], p["expected"]["convention"], p["expected"]["unique"])
             for p in doc["puzzles"]} == {"somacube.txt": ("mirror", 48, "mirror", 240),
                                          "polyspheres_tetrahedron_20.txt": ("mirror", 24, "mirror", 2)}
@@ -225,7 +225,7 @@ def test_a_mirror_group_of_the_rotations_order_is_the_rotation_group(tmp_path):
 @pytest.mark.parametrize("body, message", [
     ('unique_mirror = 2\nsymmetry = "x"\nsource = "y"\n', "unique_mirror needs group_mirror"),
     ('unique = 2\ngroup = 4\nunique_mirror = 2\ngroup_mirror = 4\nsymmetry = "x"\nsource = "y"\n', "not both"),
-    ('total = 2\nsymmetry = "x"\nsource = "y"\n', "missing field 'group_rotations' or 'group_mirror'"),
+    ('total = 2\nsymmetry = "x"\nsource = "y"\n', "missing field 'group_rotations' or 'group_mirror' or 'group_none'"),
     ('unique_chiral = 2\ngroup = 4\nsymmetry = "x"\nsource = "y"\n', "unknown field 'unique_chiral'"),
 ])
 def test_malformed_conventions_are_refused_with_the_file_and_table(tmp_path, body, message):

@@ -6,6 +6,7 @@ import io
 import json
 import multiprocessing
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -83,7 +84,7 @@ def test_a_fila_split_adds_up_to_the_single_search_in_every_counter(p10x6, tmp_p
     # FILA after the first piece: an automatic split cuts the first piece's branches, a deeper one FILA's own levels
     # (a piece of FILA's tree replays FILA's choices), and every counter adds up at any depth
     engine = get_engine("fila")
-    settings = engine.resolve(p10x6, Settings(fila=11))
+    settings = engine.settle(p10x6, Settings(fila=11))
     single = engine.solve(p10x6, settings)
     for depth in (None, 3):
         split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, depth=depth,
@@ -103,7 +104,7 @@ def test_a_budget_cuts_the_largest_sub_problems_and_every_counter_adds_up(p10x6,
     # 12 first placements hand back pieces, generation after generation, journaled and resumed like any other
     monkeypatch.setattr(runner, "BUDGET_FLOOR", 20_000)
     engine = get_engine("fila")
-    settings = engine.resolve(p10x6, Settings(fila=11))
+    settings = engine.settle(p10x6, Settings(fila=11))
     single = engine.solve(p10x6, settings)
     path = tmp_path / "j.jsonl"
     split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path))
@@ -300,10 +301,10 @@ def test_a_dask_worker_killed_mid_run_costs_only_its_sub_problems(p10x6, tmp_pat
     # small budgets: hundreds of tasks, so the run is still going when one of the three workers is killed
     monkeypatch.setattr(runner, "BUDGET_FLOOR", 20_000)
     engine = get_engine("fila")
-    settings = engine.resolve(p10x6, Settings(fila=11))
+    settings = engine.settle(p10x6, Settings(fila=11))
     single = engine.solve(p10x6, settings)
     journal = tmp_path / "j.jsonl"
-    with loopback_cluster(3, cwd=ROOT) as address, Client(address) as client:
+    with loopback_cluster(3, cwd=ROOT, worker_options=("--no-nanny",)) as address, Client(address) as client:
         pids = client.run(os.getpid)
         out = {}
         run = threading.Thread(target=lambda: out.update(result=solve_parallel(
@@ -405,3 +406,111 @@ def test_the_schedule_goes_oldest_first_and_budgets_from_the_work_two_generation
     plain = Schedule(False, 0)
     plain.add(SubProblem("0", (), generation=3), 1.0)
     assert [s.budget for s in plain.take(1)] == [0]
+
+
+def test_a_stopped_worker_has_its_sub_problem_solved_again(tmp_path):
+    from support.abuse import STOPPED
+
+    # the abuse suite's script: a split run of 10x6 whose first worker is stopped (SIGSTOP) 0.3 s in
+    child = subprocess.run([sys.executable, "-c", STOPPED, str(DEFS / "pentominoes_10x6.txt"), "0.3"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert child.returncode == 0, child.stderr
+    assert child.stdout.split() == ["solved", "2339", "9356"]
+    assert re.search(r"worker process \d+ stopped answering \(no heartbeat for 2 s\); its sub-problem is solved again",
+                     child.stderr)
+
+
+# -- a cluster that is not one, workers running other code, workers that stop ------------------------------------
+
+
+@pytest.mark.parametrize("behaviour, fragment", [
+    ("silent", "not a Dask scheduler: no Dask handshake came within 1 s"),
+    ("http 400", "not a Dask scheduler: it answered b'HTTP/1.1'"),
+    ("short length then junk", "not a Dask scheduler: its greeting is no Dask handshake"),
+])
+def test_a_port_that_is_no_scheduler_is_refused_fast_and_clearly(behaviour, fragment):
+    pytest.importorskip("distributed")
+    import random
+
+    from bench.errors import UsageError
+    from bench.parallel import executors
+    from support.abuse import Endpoint
+
+    endpoint = Endpoint(behaviour, random.Random(0))
+    try:
+        with pytest.raises(UsageError, match=re.escape(f"--cluster {endpoint.address}: {fragment}")):
+            executors.probe_scheduler(endpoint.address, seconds=1)
+    finally:
+        endpoint.close()
+
+
+def test_run_and_solve_refuse_a_cluster_nobody_listens_at_before_any_work(capsys, tmp_path):
+    pytest.importorskip("distributed")
+    out_file = tmp_path / "run.json"
+    assert main(["run", "-e", "dlx", "--cluster", "tcp://127.0.0.1:1", "--output-file", str(out_file),
+                 str(DEFS / "dominoes_4x4.txt")]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("--cluster tcp://127.0.0.1:1: cannot reach a Dask scheduler: ") and err.count("\n") == 1
+    assert "all counts agree" not in out and not out_file.exists()
+    import random
+
+    from support.abuse import Endpoint
+
+    endpoint = Endpoint("http 400", random.Random(0))
+    try:
+        assert main(["solve", "-q", "--cluster", endpoint.address, str(DEFS / "pentominoes_20x3.txt")]) == 2
+    finally:
+        endpoint.close()
+    assert "not a Dask scheduler" in capsys.readouterr().err
+
+
+def test_a_worker_running_other_code_is_refused(p10x6, tmp_path):
+    pytest.importorskip("distributed")
+    from bench.errors import UsageError
+    from bench.parallel.executors import loopback_cluster
+
+    foreign = tmp_path / "foreign.py"
+    foreign.write_text("import bench.toolchain.sources\nbench.toolchain.sources.code_version = lambda: '0.0.9+0123456789abcdef'\n")
+    with loopback_cluster(1, cwd=ROOT, worker_options=("--preload", str(foreign))) as address:
+        with pytest.raises(UsageError, match=r"the worker tcp://127\.0\.0\.1:\d+ runs bench 0\.0\.9 \(code "
+                                             r"0123456789ab\) where this process runs"):
+            solve_parallel(p10x6, get_engine("dlx"), Settings(), ParallelOptions(workers=2, cluster=address))
+
+
+def test_a_stopped_dask_worker_has_its_tasks_solved_by_the_others(p10x6, tmp_path, capsys):
+    pytest.importorskip("distributed")
+    import threading
+
+    from distributed import Client
+
+    from bench.parallel.executors import loopback_cluster
+
+    # each sub-problem takes 50 ms more on the workers, so that the run is still going when one is stopped
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\nimport bench.parallel.executors as e\n"
+                    "# Dask may run a preload script twice, in one namespace: slowed once\n"
+                    "if not hasattr(e, 'unslowed'):\n    e.unslowed = e.solve_one\n"
+                    "    def slow(payload, sub):\n        time.sleep(0.05)\n        return e.unslowed(payload, sub)\n"
+                    "    e.solve_one = slow\n")
+    with loopback_cluster(2, cwd=ROOT, worker_options=("--no-nanny", "--preload", str(slow))) as address:
+        client = Client(address, timeout="30s")
+        victim, stopped = sorted(client.run(os.getpid).items())[0]
+
+        def stop_it_mid_search():
+            # once a sub-problem of the search runs on it
+            while not any(str(key).startswith("bench-") for key in client.processing().get(victim, ())):
+                time.sleep(0.02)
+            os.kill(stopped, signal.SIGSTOP)
+
+        watcher = threading.Thread(target=stop_it_mid_search, daemon=True)
+        watcher.start()
+        try:
+            result = solve_parallel(p10x6, get_engine("dlx"), Settings(),
+                                    ParallelOptions(workers=2, cluster=address, depth=2, stall_seconds=3))
+            assert not watcher.is_alive()
+        finally:
+            os.kill(stopped, signal.SIGKILL)
+            client.close()
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
+    assert re.search(r"the worker tcp://127\.0\.0\.1:\d+ stopped answering \(no heartbeat for 3 s\)",
+                     capsys.readouterr().err)

@@ -16,6 +16,7 @@ from bench.cli import main
 from bench.comparison import report, results, summary, tables
 from bench.comparison.compare import compare
 from bench.comparison.pages import render_markdown
+from bench.errors import BenchError
 from support import DEFS, ROOT
 
 ENGINES = ["dlx", "fila:f11/of=11/n0", "fila:f11/of=11/n", "cpsat", "sat:cadical195:totalizer", "ganak", "xcover"]
@@ -28,7 +29,7 @@ def make_doc(timeout: float = 30.0, engines=ENGINES, times=None, rounds: int = 1
         "dominoes_4x4.txt": {e: [0.0003 * (i + 1)] for i, e in enumerate(engines)},
     }
     doc = {"schema": results.SCHEMA, "created": "2026-11-24T00:00:00+0000", "command": ["bench", "run"],
-           "options": {"engines": list(engines), "timeout": timeout, "rounds": rounds, "mode": "count",
+           "run_settings": {"engines": list(engines), "timeout": timeout, "rounds": rounds, "mode": "count",
                        "redundancy": "#"},
            "machine": {"cpu": "Test CPU", "cores": 2, "commit": commit, "python": "3.11"},
            "libraries": {"numba": "0.60"}, "puzzles": [], "rows": [], "validation": []}
@@ -167,7 +168,7 @@ def test_compare_exits_1_on_a_changed_count(tmp_path, capsys):
     assert out.index("The runs were made the same way") < out.index("COUNTS CHANGED")
 
 
-@pytest.mark.parametrize("where,field", [("rows", "status"), ("puzzles", "key"), ("options", "timeout"), ("", "rows")])
+@pytest.mark.parametrize("where,field", [("rows", "status"), ("puzzles", "key"), ("run_settings", "timeout"), ("", "rows")])
 def test_a_result_file_missing_a_field_is_one_clear_line(tmp_path, capsys, where, field):
     doc = make_doc()
     target = doc if where == "" else doc[where][1] if isinstance(doc[where], list) else doc[where]
@@ -334,7 +335,13 @@ def test_timeouts_are_drawn_side_by_side_never_stacked_at_the_timeout():
     engines = ["dlx", "fila", "cpsat", "sat", "ganak", "xcover", "exact-cover"]
     times = {f"p{k}.txt": {e: [0.01 * (k + 1)] if e in ("dlx", "fila") else "timeout" for e in engines} for k in range(4)}
     doc = make_doc(times=times, engines=engines, timeout=1.0)
-    time_svg, _, size_svg = [svg for svg in svgs_of(html_of(doc)) if svg.find(".//{*}g[@id='axes_1']") is not None][:3]
+    plots = [svg for svg in svgs_of(html_of(doc)) if svg.find(".//{*}g[@id='axes_1']") is not None]
+
+    def titled(words: str):
+        # found by what it says, not by its place among the report's pictures
+        return next(svg for svg in plots if any(words in (t.text or "") for t in svg.iter("{http://www.w3.org/2000/svg}text")))
+
+    time_svg, size_svg = plots[0], titled("exact-cover matrix (log scale)")
     stopped = marker_positions(time_svg, "axes_2")
     assert len(stopped) == 4 * 5
     gaps = [((x1 - x2) ** 2 + (y1 - y2) ** 2) ** 0.5 for i, (x1, y1) in enumerate(stopped) for x2, y2 in stopped[i + 1:]]
@@ -345,3 +352,120 @@ def test_timeouts_are_drawn_side_by_side_never_stacked_at_the_timeout():
     assert len(marker_positions(size_svg, "axes_1")) == 4 * 2
     assert "timeout" not in " ".join(t.text or "" for t in size_svg.iter("{http://www.w3.org/2000/svg}text")
                                      if "time plot" not in (t.text or ""))
+
+
+# -- reports and compare check the rows themselves -------------------------------------------------------------
+
+
+def disagreeing_doc() -> dict:
+    doc = make_doc(engines=["dlx", "fila"], times={"somacube.txt": {"dlx": [0.5], "fila": [0.4]}})
+    doc["puzzles"][0]["expected"] = {"unique": 480, "total": 11520, "convention": "rotations", "solvable": True}
+    dlx, fila = doc["rows"]
+    dlx.update(covers=479, unique=479, total=11496)
+    fila.update(covers=480, unique=480, total=11520)
+    return doc
+
+
+def test_report_revalidates_rows_whose_stored_validation_says_nothing(tmp_path, capsys):
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(disagreeing_doc()))
+    assert main(["report", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "MISMATCH" in out and "All engines that finished agree" not in out
+    assert "covers disagree (dlx: 479; fila: 480)" in out and "counts DISAGREE on 1" in out
+    assert main(["report", "--csv", str(path)]) == 1 and "MISMATCH" in capsys.readouterr().out
+
+
+def test_two_conflicting_rows_of_one_round_are_a_mismatch_for_report_and_compare(tmp_path, capsys):
+    doc = make_doc(engines=["dlx", "fila"], times={"somacube.txt": {"dlx": [0.5], "fila": [0.4]}})
+    (tmp_path / "a.json").write_text(json.dumps(doc))
+    second = dict(doc["rows"][0], total=99, covers=99)
+    doc["rows"].append(second)
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    assert main(["report", str(tmp_path / "b.json")]) == 1
+    assert "dlx: round 0 is stored twice with different results" in capsys.readouterr().out
+    assert main(["compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 1
+    err = capsys.readouterr().err
+    assert "MISMATCH in B: somacube.txt: dlx: round 0 is stored twice" in err
+
+
+def test_compare_exits_1_when_one_run_disagrees_with_itself(tmp_path, capsys):
+    good = disagreeing_doc()
+    good["rows"][0].update(covers=480, unique=480, total=11520)
+    (tmp_path / "good.json").write_text(json.dumps(good))
+    (tmp_path / "bad.json").write_text(json.dumps(disagreeing_doc()))
+    assert main(["compare", str(tmp_path / "bad.json"), str(tmp_path / "good.json")]) == 1
+    captured = capsys.readouterr()
+    assert "COUNTS CHANGED" in captured.out and "MISMATCH in A: somacube.txt" in captured.err
+
+
+EDITS = {
+    "a NaN time": (lambda d: d["rows"][0].update(solve=float("nan")), "NaN"),
+    "an infinite time": (lambda d: d["rows"][0].update(solve=float("inf")), "Infinity"),
+    "set-up seconds as text": (lambda d: d["rows"][0].update(setup="x"), "rows[0]: the field 'setup'"),
+    "compile seconds as a list": (lambda d: d["rows"][0].update(compile=[1]), "rows[0]: the field 'compile'"),
+    "engines that are no names": (lambda d: d["run_settings"].update(engines=[1, None]), "run_settings: the field 'engines'"),
+    "a negative count": (lambda d: d["rows"][1].update(covers=-3), "rows[1]: the field 'covers'"),
+    "level counts as text": (lambda d: d["rows"][0]["stats"].update(attempts_by_remaining="many"),
+                             "rows[0]: stats: the field 'attempts_by_remaining'"),
+    "expected counts as a number": (lambda d: d["puzzles"][0].update(expected=5), "puzzles[0]: the field 'expected'"),
+    "a zero timeout": (lambda d: d["run_settings"].update(timeout=0), "run_settings: the field 'timeout'"),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_a_hand_edited_result_file_is_one_line_for_every_command(tmp_path, capsys, edit):
+    change, fragment = EDITS[edit]
+    doc = make_doc()
+    change(doc)
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(doc))
+    for command in (["report", str(path)], ["report", "--html", str(path)], ["report", "--csv", str(path)],
+                    ["compare", str(path), str(path)]):
+        assert main(command) == 2, command
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"{path}: ") and fragment in err, err
+
+
+def test_json_nested_beyond_reason_is_one_line(tmp_path, capsys):
+    path = tmp_path / "deep.json"
+    path.write_text('{"schema": 1, "rows": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested too deep" in err
+
+
+def test_a_report_that_cannot_be_written_leaves_no_stale_one_beside_the_new_results(tmp_path, capsys):
+    out_file = tmp_path / "run.json"
+    (tmp_path / "run.html").write_text("<p>an earlier run's report</p>")
+    # the disk is full for the report: a file too large for the process's file size limit (EFBIG, as ENOSPC)
+    script = ("import resource, signal, sys; from bench.cli import main\n"
+              "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+              "resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))\n"
+              f"sys.exit(main(['run', '-e', 'dlx', '--output-file', {str(out_file)!r}, {str(DEFS / 'somacube.txt')!r}]))")
+    import subprocess
+    import sys
+
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert child.returncode == 0, child.stderr
+    assert json.loads(out_file.read_text())["rows"]
+    # messages are wrapped at 120 columns, where the path's length decides
+    told = " ".join(child.stderr.split())
+    assert "HTML report not written" in told and "the earlier report" in told
+    assert not (tmp_path / "run.html").exists()
+
+
+def test_a_schema_1_file_is_read_with_its_run_settings_under_their_new_name(tmp_path):
+    doc = make_doc()
+    doc["schema"] = 1
+    doc["options"] = doc.pop("run_settings")
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    loaded = results.load(str(path))
+    assert loaded["schema"] == results.SCHEMA == 2 and "options" not in loaded
+    assert loaded["run_settings"]["engines"] == list(ENGINES)
+    assert summary.verdict(loaded) == summary.verdict(make_doc())
+    doc["schema"] = 3
+    path.write_text(json.dumps(doc))
+    with pytest.raises(BenchError, match="result schema 3 is not supported; expected 2"):
+        results.load(str(path))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 
@@ -163,7 +164,7 @@ def test_native_engines_split_over_workers_and_say_so(capsys, tmp_path):
     assert doc["puzzles"][0]["redundancy"] == "X" and doc["puzzles"][0]["autoconfig"]["engine"] == "fila"
     assert by_engine["fila"]["stats"]["parallel"]["subproblems"] >= 2
     assert "on 2 workers: dlx, fila" in out
-    assert doc["options"]["workers"] == 2 and doc["options"]["split_every_search"]
+    assert doc["run_settings"]["workers"] == 2 and doc["run_settings"]["split_every_search"]
 
 
 def test_a_timed_out_split_solve_leaves_no_worker_behind():
@@ -176,11 +177,21 @@ def test_a_timed_out_split_solve_leaves_no_worker_behind():
 
     [puzzle] = bench.load(DEFS / "tetriscube.txt")
     me = psutil.Process()
+    started = time.time()
     result = solve_isolated("fila", Cover.from_puzzle(puzzle), "count", 1.0, ParallelOptions(workers=2, progress=False))
     assert result.status.value == "timeout"
     time.sleep(0.5)
-    left = [p for p in psutil.process_iter(["cmdline", "status"])
-            if p.pid != me.pid and p.info["cmdline"] == me.cmdline() and p.info["status"] != psutil.STATUS_ZOMBIE]
+    # forks of this process made by the solve: same command line (an orphan is no child any more), started after it,
+    # and not descended from another process of that command line (pytest-xdist's other worker and what it forks)
+    def others_own(p) -> bool:
+        try:
+            return any(q.pid != me.pid and q.cmdline() == me.cmdline() for q in p.parents())
+        except psutil.Error:
+            return True
+
+    left = [p for p in psutil.process_iter(["cmdline", "status", "create_time"])
+            if p.pid != me.pid and p.info["cmdline"] == me.cmdline() and p.info["status"] != psutil.STATUS_ZOMBIE
+            and p.info["create_time"] >= started - 0.01 and not others_own(p)]
     assert left == []
 
 
@@ -194,7 +205,7 @@ def test_an_untuned_fila_configures_the_matrix_every_engine_shares(capsys, tmp_p
     assert entry["redundancy"] == "X" and entry["filters"]["VOLUME_FILTER_ONE_SHOT"] > 0
     choice = entry["autoconfig"]
     assert choice["engine"] == "fila" and choice["redundancy"] == "X" and len(choice["candidates"]) == 12
-    assert doc["options"]["redundancy"] == "auto" and doc["options"]["configured_by"] == "fila"
+    assert doc["run_settings"]["redundancy"] == "auto" and doc["run_settings"]["configured_by"] == "fila"
     fila, dlx = rows_of(doc, "fila")[0], rows_of(doc, "dlx")[0]
     assert fila["variant"] == f"f{choice['fila']}/o{choice['order']}/n1"
     assert fila["stats"]["nodes"] == 843_024  # the automatic configuration's tree (results/tuning.md)
@@ -217,7 +228,7 @@ def test_a_tuned_run_or_one_without_an_untuned_fila_keeps_polycubes_rule(capsys,
     assert status == 0, err
     [entry] = doc["puzzles"]
     assert entry["redundancy"] == "V" and "autoconfig" not in entry
-    assert doc["options"]["redundancy"] == "#" and doc["options"]["configured_by"] is None
+    assert doc["run_settings"]["redundancy"] == "#" and doc["run_settings"]["configured_by"] is None
     assert {(r["unique"], r["total"]) for r in doc["rows"]} == {(1010, 4040)}
 
 
@@ -249,6 +260,27 @@ def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys
     other["pentominoes_20x3.txt"]["counts"] = [(2, 9)]
     with pytest.raises(SystemExit, match="count differently"):
         compare_modes({"automatic": [figures(doc)], "rule": [other]})
+
+
+def test_puzzles_of_the_same_file_name_keep_keys_of_their_own(capsys, tmp_path):
+    for folder, name in (("a", "somacube.txt"), ("b", "dominoes_4x4.txt")):
+        (tmp_path / folder).mkdir()
+        shutil.copy(DEFS / name, tmp_path / folder / "puz.txt")
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx,fila", str(tmp_path / "a" / "puz.txt"),
+                                str(tmp_path / "b" / "puz.txt"))
+    assert status == 0, err
+    assert [p["key"] for p in doc["puzzles"]] == ["a/puz.txt", "b/puz.txt"]
+    assert {(r["puzzle"], r["total"]) for r in doc["rows"]} == {("a/puz.txt", 11520), ("b/puz.txt", 36)}
+    assert out.strip().splitlines()[-1].startswith("2 puzzles, 2 engines")
+    edited = json.loads((tmp_path / "run.json").read_text())
+    next(r for r in edited["rows"] if r["puzzle"] == "a/puz.txt" and r["engine"] == "dlx")["covers"] = 35
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    assert main(["compare", str(tmp_path / "run.json"), str(tmp_path / "edited.json")]) == 1
+    assert re.search(r"a/puz.txt\s+dlx .*COUNTS CHANGED", capsys.readouterr().out)
+    # a file given twice is one puzzle, not two rows per round
+    status, out, err, doc = run(capsys, tmp_path, "-e", "dlx", str(tmp_path / "b" / "puz.txt"),
+                                str(tmp_path / "b" / "." / "puz.txt"))
+    assert status == 0 and [p["key"] for p in doc["puzzles"]] == ["puz.txt"] and len(doc["rows"]) == 1
 
 
 def test_the_picture_is_the_solution_an_engine_sent_back_so_nothing_is_solved_twice(capsys, tmp_path, monkeypatch):

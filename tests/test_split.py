@@ -67,7 +67,7 @@ def test_refining_one_sub_problem_keeps_the_partition(p10x6):
 
 def test_fila_parts_above_the_hand_off_reproduce_the_tree(p10x6):
     engine = get_engine("fila")
-    resolved = fila.resolve(p10x6, Settings())
+    resolved = fila.with_defaults(p10x6, Settings())
     whole = engine.solve(p10x6, resolved)
     parts = split(p10x6, resolved, 1)
     counts, stats = solve_parts(engine, p10x6, resolved, parts)
@@ -101,6 +101,22 @@ def multiplicity_covers(draw):
     lo = [k] + [draw(st.sampled_from([0, 1, 1])) for _ in range(n_items - 1)]
     distinct = sorted({tuple(sorted(o)) for o in options if any(lo[i] for i in o)})
     return Cover.from_options(distinct, lo, hi), draw(st.integers(1, 3))
+
+
+def test_a_cover_that_holds_others_splits_into_parts_that_extend_it_once():
+    # item 0 needs 3 or 4 options and the last three cover no item of exact bounds: {0, 3, 4} is a cover, and so is
+    # {0, 3, 4, 5}.  The splitter stops at the first; the sub-problem that replays it extends it (hypothesis found
+    # the double count, and the replay of a prefix past a cover wrote out of bounds)
+    cover = Cover.from_options([[0, 1], [0, 1, 2], [0, 1, 2, 3], [0, 2, 5], [0, 3], [0, 4]], [3, 1, 0, 0, 0, 0],
+                               [4, 1, 1, 1, 1, 1])
+    assert cover.extensible
+    engine = get_engine("dlx")
+    first = Settings(first_item=0)
+    whole = engine.solve(cover, first)
+    parts = split(cover, first, 3)
+    counts, stats = solve_parts(engine, cover, first, parts)
+    assert whole.covers == counts[0] == 5
+    assert stats["nodes"] == whole.stats["nodes"] and stats["fits"] == whole.stats["fits"]
 
 
 @settings(max_examples=150, deadline=None)
@@ -185,7 +201,7 @@ PIECE_PUZZLES = {name: Cover.from_puzzle(bench.load(path)[0], redundancy=True) f
 def test_fila_pieces_at_every_depth_add_up_in_every_counter(name):
     # cut statically at each depth, through FILA's own levels: every counter is the single search's
     cover = PIECE_PUZZLES[name]
-    resolved = fila.resolve(cover, Settings())
+    resolved = fila.with_defaults(cover, Settings())
     whole = FILA_ENGINE.solve(cover, resolved)
     for depth in range(1, cover.piece_count):
         parts = fila_split(cover, resolved, depth)
@@ -202,7 +218,7 @@ def _whole(name: str, tuning: str):
     asked = {"default": Settings(), "f": Settings(order="f"), "handoff": Settings(fila=max(n - 2, 1)),
              "triggers": Settings(parity_backtrack=int(cover.puzzle.lattice.two_colourable), volume_backtrack=2),
              "dlx": Settings(fila=max(n - 3, 1), volume_filter=max(n - 3, 1))}
-    resolved = fila.resolve(cover, asked[tuning])
+    resolved = fila.with_defaults(cover, asked[tuning])
     return resolved, FILA_ENGINE.solve(cover, resolved)
 
 
@@ -254,7 +270,7 @@ def test_a_budget_spent_above_the_hand_off_hands_back_the_dlx_branches_to_come(n
 
 
 def test_fila_pieces_of_a_10x6_sub_problem_add_up_with_triggers(p10x6):
-    tuned = fila.resolve(p10x6, Settings(parity_backtrack=1, volume_backtrack=6, order="e=11:f=3"))
+    tuned = fila.with_defaults(p10x6, Settings(parity_backtrack=1, volume_backtrack=6, order="e=11:f=3"))
     whole = FILA_ENGINE.solve(p10x6, tuned)
     parts = fila_split(p10x6, tuned, 3)
     assert all(s.cut is not None and len(s.cut.path) == 2 for s in parts.subproblems)

@@ -20,9 +20,10 @@ from pathlib import Path
 
 import pytest
 
+import bench
 from bench.system import signals
 from bench.cli import main
-from bench.engines import ENGINES
+from bench.engines import ENGINES, Limits, Settings, Status
 from bench.parallel import executors
 from support import DEFS, ROOT
 
@@ -55,8 +56,15 @@ def wait_for_line(stream, pattern: str, timeout: float = 120) -> list[str]:
     raise AssertionError(f"no line matching {pattern!r} in {lines[-5:]}")
 
 
+@pytest.fixture(scope="module")
+def compiled():
+    """The kernels of the signalled solves compiled beforehand: a stop during compilation counts no node."""
+    subprocess.run([sys.executable, "-m", "bench", "solve", "-q", "-w", "1", "--time-limit", "0.2", str(SLOW_SEARCH)],
+                   cwd=ROOT, capture_output=True, timeout=600)
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_every_stop_signal_gives_partial_counts_a_warning_and_128_plus_its_number(signum):
+def test_every_stop_signal_gives_partial_counts_a_warning_and_128_plus_its_number(signum, compiled):
     proc = start_solve("-i", "-q", "-w", "1", str(SLOW_SEARCH))
     head = wait_for_line(proc.stdout, r"^UNSOLVABLE=")
     time.sleep(0.5)
@@ -304,3 +312,64 @@ def test_bench_run_stops_on_sigterm_and_sighup_keeping_the_finished_puzzles(tmp_
     rows = json.loads(out_file.read_text())["rows"]
     assert [(r["puzzle"].split("/")[-1], r["status"], r["covers"]) for r in rows][:1] == \
         [("pentominoes_20x3.txt", "solved", 2)]
+
+
+class _Clock:
+    """A clock the simulated search below advances: no test depends on the machine's speed."""
+
+    now = 0.0
+
+    @classmethod
+    def perf_counter(cls):
+        return cls.now
+
+
+@pytest.mark.parametrize("limit", [0.045, 0.45, 0.55, 0.7, 1.9])
+def test_the_time_limit_holds_within_a_tenth_or_50_ms_when_hand_offs_end_slices_early(monkeypatch, limit):
+    """FILA's pipeline: long branches (0.3 s of 1 us nodes) each behind a hand-off building its lists (2.5 ms, one
+    node). A slice cut short by a branch's end or a hand-off must not count as a full one: the Tetris Cube's
+    slices grew eightfold at every hand-off, to 0.2 s and more, and 0.45 s stopped at 0.96 s."""
+    import types
+
+    from bench.engines import search as search_module
+    from bench.kernels.codes import DONE, PAUSED
+
+    [puzzle] = bench.load(DEFS / "dominoes_4x4.txt")
+    search = search_module.Search(bench.Cover.from_puzzle(puzzle), Settings(), Limits(time_limit=limit))
+    branch = {"done": 0, "left": 0}
+
+    def fake_slice(self, budget):
+        if branch["left"] == 0:
+            if branch["done"] == 40:
+                return DONE
+            branch["done"] += 1
+            branch["left"] = 300_000
+            self.state[search_module.S_NODES] += 1
+            _Clock.now += 0.0025
+            return PAUSED
+        n = min(budget, branch["left"])
+        branch["left"] -= n
+        self.state[search_module.S_NODES] += n
+        _Clock.now += n * 1e-6
+        return PAUSED
+
+    search._slice = types.MethodType(fake_slice, search)
+    monkeypatch.setattr(search_module, "time", _Clock)
+    _Clock.now = 0.0
+    assert search.run() == Status.TIMEOUT
+    assert _Clock.now - limit <= max(0.1 * limit, 0.05), _Clock.now
+
+
+def test_engines_that_cannot_be_interrupted_are_killed_at_the_limit_not_half_a_second_later(monkeypatch):
+    from bench.engines import deadline
+
+    asked = []
+
+    def record(function, seconds, relay):
+        asked.append(seconds)
+        return function(relay)
+
+    monkeypatch.setattr(deadline, "call_with_deadline", record)
+    assert deadline.solve_within_limit(None, lambda cover, limits, sink: "solved", None, Limits(time_limit=0.5),
+                                       None) == "solved"
+    assert asked and asked[0] - 0.5 <= 0.05

@@ -55,7 +55,7 @@ def _requested(monkeypatch) -> set:
 ])
 def test_a_solve_uses_exactly_the_specializations_its_engine_warms(monkeypatch, engine, name, settings, expected):
     cover = cover_of(name)
-    resolved = engine.resolve(cover, settings)
+    resolved = engine.settle(cover, settings)
     predicted = engine.specializations(cover, resolved)
     assert predicted == expected
     asked = _requested(monkeypatch)

@@ -13,6 +13,8 @@ Commands, by family (the module of each holds its parser and what it does):
     (``--json`` for scripts); parse and encode every definition, check the
     ``expected.toml`` beside them, and say why a puzzle is unsolvable when a
     static check proves it.
+``bench export FILE --format xcc|dimacs|json`` (:mod:`bench.cli.export`)
+    The matrix an engine would solve, in an exchange format.
 ``bench report RESULT...`` / ``bench compare A B`` (:mod:`bench.cli.report`)
     Markdown, HTML or CSV from stored result files; what got faster or slower.
 
@@ -39,9 +41,11 @@ from typing import Iterable
 
 from bench import __version__
 from bench.cli import syntax
-from bench.cli.syntax import escape, suggestion
+from bench.cli.syntax import suggestion
 from bench.errors import BenchError, UsageError
 from bench.system import signals
+from bench.system.files import forget_inputs
+from bench.text import escape
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "info": ("info", "print puzzle facts as KEY=value lines (polycube -i, before the search)"),
@@ -49,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("solve", "solve puzzles polycube-style and print their solutions"),
     "estimate": ("solve", "estimate a search's nodes, fits and covers from random paths"),
     "run": ("run", "solve every puzzle with several engines, cross-validate counts, store results"),
+    "export": ("export", "write the matrix an engine would solve in an exchange format"),
     "report": ("report", "render stored result files as Markdown, HTML or CSV; runs no solver"),
     "compare": ("report", "what differs between two runs, and what got faster or slower"),
 }
@@ -155,6 +160,7 @@ def _main(argv: list[str]) -> int:
     the signal handlers, so a Ctrl-C while it loads is answered like any
     other.
     """
+    forget_inputs()
     with signals.handled():
         try:
             command = command_of(argv)
@@ -166,7 +172,8 @@ def _main(argv: list[str]) -> int:
                                  f"(see bench {command} --help)")
             return args.func(args)
         except BenchError as exc:
-            print(exc, file=sys.stderr)
+            # a message quotes file and piece names: their control characters never reach the terminal
+            print(escape(exc), file=sys.stderr)
             return exc.exit_status
         except KeyboardInterrupt:
             signum = signals.note_interrupt()

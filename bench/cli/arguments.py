@@ -164,6 +164,13 @@ def add_redundancy_arguments(parser, default: str | None, default_help: str | No
                              "orientation, and orbit where an untuned fila run picks the piece itself")
 
 
+def add_format_argument(parser, flag: str = "--format") -> None:
+    """``--format NAME``: read the files as matrices in an exchange format (:mod:`bench.formats`), any suffix."""
+    parser.add_argument(flag, dest="input_format", type=word("a format name"), metavar="NAME",
+                        help="read every file as a matrix in this exchange format: xcc (Knuth's, the default for "
+                             "*.xcc and *.dlx files) or json (bench export's, the default for *.json)")
+
+
 def add_mirror_argument(parser) -> None:
     """``--mirror``: count unique solutions up to reflections too."""
     parser.add_argument("--mirror", action="store_true",
@@ -205,7 +212,31 @@ def add_filter_arguments(parser, in_search: bool = True) -> None:
 
 def engine_list() -> str:
     """Every registered engine, for help texts: the list is the registry's, so a new engine shows at once."""
-    return ", ".join(engine_names())
+    return ", ".join(engine_names()) + ", cmd:NAME (a command configured in bench-engines.toml)"
+
+
+def add_engines_file_argument(parser) -> None:
+    """``--engines-file FILE``: where the ``cmd:NAME`` engines are configured (:mod:`bench.engines.command`)."""
+    parser.add_argument("--engines-file", type=_engines_file, metavar="FILE",
+                        help="the TOML file that configures the cmd:NAME engines (default: $BENCH_ENGINES_FILE, "
+                             "./bench-engines.toml, then the user's configuration directory)")
+
+
+def _engines_file(text: str) -> str:
+    if not Path(text).is_file():
+        raise argparse.ArgumentTypeError(f"no such file: {text}")
+    return text
+
+
+def use_engines_file(args) -> None:
+    """Make ``--engines-file`` the one every ``cmd:NAME`` engine reads, here and in the children that solve."""
+    import os
+
+    from bench.engines.command import ENV
+
+    if getattr(args, "engines_file", None) is not None:
+        # the environment carries it to every engine, in this process and in the processes it starts
+        os.environ[ENV] = str(Path(args.engines_file).resolve())
 
 
 class _MovedO(argparse.Action):
@@ -281,9 +312,15 @@ def parallel_options(args):
     A journal checkpoints the sub-problems of a split, so ``--journal``
     asks for a split and is refused with ``--workers 1``.
     """
+    if args.cluster is not None:
+        # lazy: `bench --help` builds every command's parser; what a command needs loads when it runs
+        from bench.parallel.executors import probe_scheduler
+
+        # before any work: something else on the port (or nothing) is one line now, not a hang or a run of timeouts
+        probe_scheduler(args.cluster)
     journal = getattr(args, "journal", None)
     if journal is not None:
-        check_output(journal, "--journal")
+        check_output(journal, "--journal", getattr(args, "files", None) or getattr(args, "paths", None) or ())
     resume = getattr(args, "resume", False)
     explicit = (args.cluster is not None or resume or (args.workers or 1) > 1 or args.split_depth is not None
                 or journal is not None)
@@ -299,6 +336,11 @@ def parallel_options(args):
                            explicit=explicit)
 
 
+DEFAULT_DRAWN = 100
+"""Pictures ``--draw`` writes per puzzle unless ``--draw-max`` says otherwise (about 40 ms each): all 9,356 of
+the 10x6 pentominoes took 222 MB and five minutes."""
+
+
 def add_drawing_arguments(parser) -> None:
     """``--draw DIR``, ``--draw-format`` and ``--gallery``: pictures of the solutions found."""
     parser.add_argument("--draw", type=Path, metavar="DIR",
@@ -307,6 +349,9 @@ def add_drawing_arguments(parser) -> None:
     parser.add_argument("--draw-format", choices=("svg", "png"), default="svg", help="picture format of --draw (default svg)")
     parser.add_argument("--gallery", type=int, default=60, metavar="N",
                         help="solutions shown on --draw's gallery page (default 60)")
+    parser.add_argument("--draw-max", type=integer(0, what="a number of pictures"), default=DEFAULT_DRAWN, metavar="N",
+                        help=f"pictures --draw writes per puzzle; the solutions after them are counted, not drawn "
+                             f"(default {DEFAULT_DRAWN})")
 
 
 def sample_spec(text: str) -> tuple[int, int, int]:

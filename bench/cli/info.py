@@ -13,10 +13,12 @@ from bench.cli.output import format_facts, puzzle_facts
 from bench.cli.syntax import suggestion
 from bench.engines import engine_names
 from bench.errors import BenchError
+from bench.formats import matrix_format
 from bench.models.definition import parse_file
 from bench.models.diagnose import unsolvable_reasons
 from bench.models.expected import FILE_NAME, expected_for, read_expected
 from bench.session.prepare import Request, prepare, redundancy_argument
+from bench.text import escape
 
 
 def add_parser(sub, name: str, help: str) -> None:
@@ -24,7 +26,7 @@ def add_parser(sub, name: str, help: str) -> None:
     if name == "check":
         check = sub.add_parser("check", help=help)
         check.add_argument("paths", nargs="+", type=definition_path, metavar="PATH",
-                           help="definition files or directories (searched for *.txt)")
+                           help="definition files, matrices or directories (searched for *.txt, *.xcc and *.dlx)")
         add_mirror_argument(check)
         add_memory_argument(check)
         check.set_defaults(func=cmd_check)
@@ -61,7 +63,7 @@ def cmd_info(args) -> int:
                 print()
             print("\n".join(format_facts(facts)))
     for message in errors:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0
 
 
@@ -84,7 +86,7 @@ def check_expected_file(directory: str) -> list[str]:
             problems.append(f"{where} names a file that does not exist")
             continue
         try:
-            count = len(parse_file(target))
+            count = 1 if matrix_format(str(target)) else len(parse_file(target))
         except BenchError:
             continue
         if index and (not index.isdigit() or not 1 <= int(index) <= count):
@@ -111,17 +113,21 @@ def cmd_check(args) -> int:
                 errors.append(str(exc))
                 expected = None
             reasons = unsolvable_reasons(cover)
-            X, Y, Z = puzzle.dims
-            lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
-            summary = (f"{X}x{Y}x{Z}{lattice}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in {len(puzzle.shapes)} shapes, "
-                       f"{cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})")
+            if puzzle.geometric:
+                X, Y, Z = puzzle.dims
+                lattice = "" if puzzle.lattice.name == "cubic" else f" {puzzle.lattice.name}"
+                what = (f"{X}x{Y}x{Z}{lattice}, {sum(s.multiplicity for s in puzzle.shapes)} pieces in "
+                        f"{len(puzzle.shapes)} shapes")
+            else:
+                what = f"a matrix ({puzzle.definition.format}), {cover.n_items} items"
+            summary = f"{what}, {cover.n_options} options, group of order {puzzle.group.order} ({puzzle.convention})"
             if expected and expected.unique is not None:
                 summary += f", expected {expected.unique} unique / {expected.total} total"
-            print(f"{'unsolvable' if reasons else 'ok':<11} {puzzle.name}: {summary}")
+            print(f"{'unsolvable' if reasons else 'ok':<11} {escape(puzzle.name)}: {summary}")
             for reason in reasons:
                 print(f"    {reason}")
     for directory in sorted(directories):
         errors.extend(check_expected_file(directory))
     for message in dict.fromkeys(errors):
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.cli import escape
+from bench.text import escape
 from bench.engines import Limits, Result, Status
 from bench.errors import UsageError
 from bench.models.diagnose import unsolvable_reasons
@@ -62,6 +62,47 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
     >>> f["ORIENTATIONS"], f["BOUNDED"], f["SYMMETRY_GROUP_ORDER"], f["REDUNDANCY_FILTER"], f["OPTIONS"]
     (63, 2056, 4, 'X', 2032)
     """
+    if not puzzle.geometric:
+        facts = matrix_facts(puzzle, cover)
+    else:
+        facts = geometric_facts(puzzle, cover)
+    expected = expected_for(puzzle)
+    if expected is not None:
+        facts["EXPECTED_UNIQUE"] = expected.unique if expected.unique is not None else "unknown"
+        facts["EXPECTED_TOTAL"] = expected.total if expected.total is not None else "unknown"
+    if reasons is None:
+        reasons = unsolvable_reasons(cover)
+    facts["UNSOLVABLE"] = "; ".join(reasons) if reasons else "no static proof"
+    for key, seconds in (timings or {}).items():
+        facts[f"{key.upper()}_SECONDS"] = round(seconds, 6)
+    return facts
+
+
+def matrix_facts(matrix, cover) -> dict:
+    """The facts of a matrix read from an exchange file (:class:`~bench.formats.matrix.Matrix`): no geometry."""
+    lo, hi = cover.item_lo, cover.item_hi
+    once = int(((lo == 1) & (hi == 1)).sum())
+    optional = int(((lo == 0) & (hi == 1)).sum())
+    return {
+        "PUZZLE_FILE": matrix.definition.path,
+        "PUZZLE_INDEX": matrix.definition.index,
+        "FORMAT": matrix.definition.format,
+        "ITEMS": cover.n_items,
+        "ITEMS_EXACTLY_ONCE": once,
+        "ITEMS_AT_MOST_ONCE": optional,
+        "ITEMS_WITH_OTHER_BOUNDS": cover.n_items - once - optional,
+        "COLOURED_ITEMS": len(cover.coloured_items),
+        "COLOURS": len(cover.colour_names),
+        "OPTIONS": cover.n_options,
+        "EXTENSIBLE": "true" if cover.extensible else "false",
+        "SYMMETRY_CONVENTION": matrix.convention,
+        "SYMMETRY_GROUP_ORDER": matrix.group.order,
+        "COVER_HASH": cover.hash,
+    }
+
+
+def geometric_facts(puzzle, cover) -> dict:
+    """The facts of a puzzle of pieces in a box (see :func:`puzzle_facts`)."""
     images = puzzle.images
     sign = 1 if puzzle.parity >= 0 else -1
     parity = puzzle.image_parity * sign
@@ -73,13 +114,17 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
             "size": s.size,
             "parity": s.parity,
             "orientations": len(s.orientations),
-            "copies": s.multiplicity,
+            "copies": f"{s.minimum}..{s.multiplicity}" if s.ranged and s.minimum != s.multiplicity else s.multiplicity,
             "stationary": s.stationary,
             "images": int(mine.sum()),
             "negativeParityImages": int((parity[mine] < 0).sum()),
             "pieces": " ".join(s.names),
             "layout": _layout(s.cells),
         })
+        if not s.plain:
+            shapes[-1]["motions"] = s.motions
+            if s.colours is not None:
+                shapes[-1]["colours"] = " ".join(puzzle.colour_names[t] if t >= 0 else "." for t in s.cell_colours)
     group = puzzle.group
     red = cover.redundancy
     X, Y, Z = puzzle.dims
@@ -98,6 +143,8 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
         "OPEN_CELLS": puzzle.n_open,
         "PIECE_VOLUME": puzzle.mobile_volume,
         "SPARE_PIECES": "true" if puzzle.spare else "false",
+        **({"OPTIONAL_CELLS": int(puzzle.optional_cells.sum())} if puzzle.has_optional_cells else {}),
+        **({"COLOURS": " ".join(puzzle.colour_names)} if puzzle.colour_names else {}),
         "BOUNDED": len(images),
         "SYMMETRY_CONVENTION": puzzle.convention,
         "SYMMETRY_GROUP_ORDER": group.order,
@@ -115,15 +162,6 @@ def puzzle_facts(puzzle, cover, timings: dict[str, float] | None = None, reasons
         "MAX_PARITY": sum(s.parity * s.multiplicity for s in puzzle.shapes) if puzzle.has_parity else "n/a",
         "COVER_HASH": cover.hash,
     }
-    expected = expected_for(puzzle)
-    if expected is not None:
-        facts["EXPECTED_UNIQUE"] = expected.unique if expected.unique is not None else "unknown"
-        facts["EXPECTED_TOTAL"] = expected.total if expected.total is not None else "unknown"
-    if reasons is None:
-        reasons = unsolvable_reasons(cover)
-    facts["UNSOLVABLE"] = "; ".join(reasons) if reasons else "no static proof"
-    for key, seconds in (timings or {}).items():
-        facts[f"{key.upper()}_SECONDS"] = round(seconds, 6)
     return facts
 
 
@@ -271,8 +309,12 @@ def _header(puzzle) -> str:
 
 
 def render(cover, options, form: str = "B", piece_form: str = "L", partial: bool = False) -> list[str]:
-    """Lines for one solution (or partial assembly) of a puzzle cover."""
+    """Lines for one solution (or partial assembly) of a puzzle cover; a matrix's are its options in Knuth's format."""
     puzzle = cover.puzzle
+    if puzzle is None:
+        from bench.formats.xcc import option_lines
+
+        return option_lines(cover, sorted(int(o) for o in options))
     placed = cover.placements(options, partial)
     grid = np.full(puzzle.grid_dims, ".", dtype=object)
     for name, coords, _ in placed:

@@ -9,6 +9,7 @@ from bench.comparison import report, results
 from bench.comparison.compare import compare
 from bench.comparison.pages import render_markdown
 from bench.system.files import check_output, write_atomic
+from bench.text import escape
 
 
 def add_parser(sub, name: str, help: str) -> None:
@@ -34,9 +35,9 @@ def add_parser(sub, name: str, help: str) -> None:
 
 
 def cmd_report(args) -> int:
-    """``bench report``: Markdown, HTML or CSV of result files."""
+    """``bench report``: Markdown, HTML or CSV of result files; 1 when the rows of one disagree (a MISMATCH)."""
     if args.output is not None:
-        check_output(args.output, "--output-file")
+        check_output(args.output, "--output-file", args.results)
     documents = [(path, results.load(path)) for path in args.results]
     if args.csv:
         text = "".join(report.render_csv(doc) for _, doc in documents)
@@ -51,14 +52,25 @@ def cmd_report(args) -> int:
         write_atomic(args.output, text, "-o")
     else:
         sys.stdout.write(text)
-    return 0
+    return 1 if any(mismatches(doc) for _, doc in documents) else 0
+
+
+def mismatches(document: dict) -> list[dict]:
+    """The count disagreements among a loaded document's rows (validated again on loading)."""
+    return [p for p in document["validation"] if p["kind"] == "mismatch"]
 
 
 def cmd_compare(args) -> int:
-    """``bench compare``: what differs between the runs, then what got faster or slower; exit 1 when a count changed."""
-    table, counts_changed = compare(results.load(args.before), results.load(args.after), args.threshold)
+    """``bench compare``: what differs between the runs, then what got faster or slower; exit 1 when a count changed
+    or either run's rows disagree among themselves."""
+    before, after = results.load(args.before), results.load(args.after)
+    table, counts_changed = compare(before, after, args.threshold)
     print(table)
+    disagreeing = False
+    for name, document in (("A", before), ("B", after)):
+        for problem in mismatches(document):
+            disagreeing = True
+            print(escape(f"MISMATCH in {name}: {problem['puzzle']}: {problem['message']}"), file=sys.stderr)
     if counts_changed:
         print("counts changed between the two runs on the same matrix", file=sys.stderr)
-        return 1
-    return 0
+    return 1 if counts_changed or disagreeing else 0

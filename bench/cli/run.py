@@ -44,10 +44,11 @@ from tqdm import tqdm
 
 from bench.system import signals
 from bench.bundled import DEFS
-from bench.cli.arguments import (add_cache_argument, add_filter_arguments, add_memory_argument, add_mirror_argument,
-                                 add_moved_o, add_parallel_arguments, add_redundancy_arguments, definition_path,
-                                 engine_list, integer, output_file, parallel_options, seconds, word)
-from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
+from bench.cli.arguments import (add_cache_argument, add_engines_file_argument, add_filter_arguments,
+                                 add_format_argument, add_memory_argument, add_mirror_argument, add_moved_o,
+                                 add_parallel_arguments, add_redundancy_arguments, definition_path, engine_list,
+                                 integer, output_file, parallel_options, seconds, use_engines_file, word)
+from bench.cli.inputs import definition_files, distinct_files, file_labels, load_puzzles, puzzle_error, request_from
 from bench.cli.output import EXIT_STATUS_HELP, brief_reasons
 from bench.comparison import results, summary
 from bench.comparison.results import SLOW, puzzle_entry, puzzle_key
@@ -55,9 +56,10 @@ from bench.comparison.rounds import prefetch, skipped_rows, solve_rounds, static
 from bench.comparison.validation import INPUT, input_problems, validate
 from bench.models.expected import expected_for
 from bench.session.prepare import prepare
-from bench.engines import ENGINES, get_engine
-from bench.errors import BenchError, UsageError
+from bench.engines import get_engine, standalone_engines
+from bench.errors import BenchError, Unsupported, UsageError
 from bench.system.files import check_directory, check_output, write_atomic
+from bench.text import escape
 from bench.toolchain import warmup
 
 TABLE_HELP = """the table (one row per puzzle, one column per engine):
@@ -72,8 +74,8 @@ the verdict: counts agree over the puzzles two sources were compared on; an engi
 DEFAULT_TIMEOUT = 20.0
 """Seconds per engine and puzzle: twice what the slowest engine the quick run keeps on a puzzle takes on a 2-core
 machine with other work on it (CP-SAT on the Soma cube, Ganak on the 20x3: 6 to 8 s), so that its cells are times."""
-DEFAULT_ENGINES = ",".join(ENGINES)
-"""Every registered engine: one whose library is missing reports how to install it and the run goes on."""
+DEFAULT_ENGINES = ",".join(standalone_engines())
+"""Every registered engine; without ``--engine`` a run takes those available here (:func:`default_engines`)."""
 OPTIONAL_FOR_HTML = ("jinja2", "markupsafe", "matplotlib")
 """Libraries the HTML report needs; a broken install without them costs the report, never the run."""
 
@@ -89,10 +91,13 @@ def add_parser(sub, name: str, help: str) -> None:
                               "  bench run -e fila:f11/of=11/n0,fila:f11/of=11/n,dlx -V defs/pentominoes_10x6.txt"
                               "\n\n" + TABLE_HELP + "\n\n" + EXIT_STATUS_HELP)
     p.add_argument("paths", nargs="*", type=definition_path, metavar="PATH",
-                   help="definition files or directories (searched for *.txt); none: the bundled quick puzzles "
-                        "(every bundled definition not marked slow)")
-    p.add_argument("-e", "--engine", type=word("a list of engines"), default=DEFAULT_ENGINES, metavar="E1,E2,...",
-                   help=f"engines, each NAME[:VARIANT] (default: every engine, {DEFAULT_ENGINES})")
+                   help="definition files, matrices in Knuth's format or directories (searched for *.txt, *.xcc "
+                        "and *.dlx); none: the bundled quick puzzles (every bundled definition not marked slow)")
+    add_format_argument(p)
+    p.add_argument("-e", "--engine", type=word("a list of engines"), metavar="E1,E2,...",
+                   help=f"engines, each NAME[:VARIANT] (default: every engine available here of {DEFAULT_ENGINES}; "
+                        "one named here that is missing a library or a device gives a 'skip' row that says why)")
+    add_engines_file_argument(p)
     p.add_argument("--timeout", type=seconds, default=DEFAULT_TIMEOUT, metavar="S",
                    help=f"seconds per engine and puzzle (default {DEFAULT_TIMEOUT:g})")
     p.add_argument("--rounds", type=integer(1, what="a number of rounds"), default=1, metavar="R",
@@ -221,9 +226,9 @@ class RunProgress:
         self.bar.update(runs)
 
     def say(self, line: str) -> None:
-        """With ``verbose``, print ``line`` (cut to 120 columns) above the bar."""
+        """With ``verbose``, print ``line`` (control characters escaped, cut to 120 columns) above the bar."""
         if self.verbose:
-            tqdm.write(fit(line), file=self.stream)
+            tqdm.write(fit(escape(line)), file=self.stream)
             self.stream.flush()
 
     def close(self) -> None:
@@ -275,6 +280,23 @@ def parse_engines(text: str) -> list[str]:
     return specs
 
 
+def default_engines() -> tuple[list[str], list[str]]:
+    """Every registered engine available on this machine, and a line for each of the others saying why not.
+
+    A column of ``skip`` for an engine that cannot run here (the GPU engine
+    without a device) would only crowd the table; the lines follow the
+    verdict instead.
+    """
+    specs, absent = [], []
+    for name in standalone_engines():
+        engine = get_engine(name)
+        if engine.available():
+            specs.append(name)
+        else:
+            absent.append(f"not run here: {name} ({engine.missing()})")
+    return specs, absent
+
+
 def shared_configuration(args, specs: list[str]) -> str | None:
     """The engine spec whose own configuration the run's shared cover takes (see the module docstring), or None.
 
@@ -288,13 +310,13 @@ def shared_configuration(args, specs: list[str]) -> str | None:
     return next((spec for spec in specs if get_engine(spec).chooses_configuration), None)
 
 
-def output_path(given: str | None) -> Path:
-    """The result file, checked before any work: ``-o FILE``, or a new file in the results folder."""
+def output_path(given: str | None, inputs: list[str]) -> Path | None:
+    """The result file ``--output-file FILE`` checked before any work (never one of ``inputs``), or None for
+    a new file in the results folder, whose folder is checked (:func:`bench.comparison.results.reserve` names it)."""
     if given is not None:
-        return check_output(given, "--output-file")
-    path = results.default_path()
-    check_directory(path.parent, "results folder", "give --output-file FILE elsewhere, or --no-save")
-    return path
+        return check_output(given, "--output-file", inputs)
+    check_directory(results.DIRECTORY, "results folder", "give --output-file FILE elsewhere, or --no-save")
+    return None
 
 
 def plan(files: list[str], args, specs: list[str]) -> list[tuple[str, list[tuple], list[str]]]:
@@ -309,7 +331,7 @@ def plan(files: list[str], args, specs: list[str]) -> list[tuple[str, list[tuple
     for file in files:
         errors: list[str] = []
         chosen = []
-        for puzzle, parse_seconds in load_puzzles(file, errors, args.mirror):
+        for puzzle, parse_seconds in load_puzzles(file, errors, args.mirror, args.input_format):
             try:
                 expected = expected_for(puzzle)
             except BenchError as exc:
@@ -330,6 +352,9 @@ def write_html_report(document: dict, path: Path) -> str:
 
     The run's outcome never depends on it: a library missing or a file that
     cannot be written is said, not raised.
+
+    When it cannot be written, an earlier run's report of that name is
+    removed: left beside the new results, it would be read as theirs.
     """
     html_path = path.with_suffix(".html")
     try:
@@ -341,24 +366,37 @@ def write_html_report(document: dict, path: Path) -> str:
         if exc.name not in OPTIONAL_FOR_HTML:
             raise
         return (f"bench: HTML report not written: {exc.name} is not installed (pip install jinja2 matplotlib, or "
-                f"pip install -e . again); bench report --html {path} writes it later")
+                f"pip install -e . again); bench report --html {path} writes it later{_remove_stale(html_path)}")
     except UsageError as exc:
-        return f"bench: HTML report not written: {exc}"
+        return f"bench: HTML report not written: {exc}{_remove_stale(html_path)}"
     return f"HTML report written to {html_path}"
 
 
+def _remove_stale(html_path: Path) -> str:
+    """Remove an earlier report at ``html_path`` (a regular file or a link, never a link's target); what was done."""
+    if not (html_path.is_symlink() or html_path.is_file()):
+        return ""
+    try:
+        html_path.unlink()
+    except OSError as exc:
+        return f"; the earlier report {html_path} could not be removed ({exc.strerror}): it is not this run's"
+    return f"; the earlier report {html_path} was removed"
+
+
 def tell(text: str) -> None:
-    """A message on standard error, wrapped at 120 columns (a path is never broken)."""
-    print("\n".join(textwrap.wrap(text, summary.WIDTH, subsequent_indent="  ", break_long_words=False,
+    """A message on standard error, control characters escaped (:func:`bench.text.escape`: it quotes file and
+    piece names), wrapped at 120 columns (a path is never broken)."""
+    print("\n".join(textwrap.wrap(escape(text), summary.WIDTH, subsequent_indent="  ", break_long_words=False,
                                   break_on_hyphens=False)), file=sys.stderr)
 
 
 def cmd_run(args) -> int:
     """Run the comparison; returns 1 on a count mismatch or an engine error."""
-    specs = parse_engines(args.engine)
+    use_engines_file(args)
+    specs, absent = (parse_engines(args.engine), []) if args.engine is not None else default_engines()
     if not args.paths:
         args.paths, args.skip_slow = [str(DEFS)], True
-    options = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
+    run_settings = {"engines": specs, "timeout": args.timeout, "rounds": args.rounds, "mode": args.mode,
                "redundancy": args.redundancy, "redundancy_method": args.redundancy_method,
                "volume_filter": args.volume_filter, "parity_filter": args.parity_filter, "fit_filter": args.fit_filter,
                "fit_rounds": args.fit_rounds, "mirror": args.mirror}
@@ -366,8 +404,8 @@ def cmd_run(args) -> int:
     configuring = get_engine(chooser) if chooser is not None else None
     if chooser is None and args.redundancy is None:
         args.redundancy = "#"
-    options["redundancy"] = "auto" if chooser is not None else args.redundancy
-    options["configured_by"] = chooser
+    run_settings["redundancy"] = "auto" if chooser is not None else args.redundancy
+    run_settings["configured_by"] = chooser
     request = request_from(args, tuned=chooser is None)
     for name in ("volume", "parity", "fit"):
         value = getattr(args, f"{name}_filter")
@@ -378,11 +416,14 @@ def cmd_run(args) -> int:
     parallel = parallel_options(args)
     if parallel is not None:
         parallel = replace(parallel, progress=False)
-        options["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
-        options["split_every_search"] = parallel.explicit
-    document = results.new_document(["bench", "run", *args.paths], options)
-    path = None if args.no_save else output_path(args.results)
-    files = definition_files(args.paths)
+        run_settings["workers"] = parallel.workers if parallel.cluster is None else parallel.cluster
+        run_settings["split_every_search"] = parallel.explicit
+    document = results.new_document(["bench", "run", *args.paths], run_settings)
+    path = None if args.no_save else output_path(args.results, args.paths)
+    files = distinct_files(definition_files(args.paths))
+    labels = file_labels(files)
+    if not args.no_save and path is None:
+        path = results.reserve(document)
     errors: list[str] = []
     interrupted = False
     progress = RunProgress(0, verbose=args.verbose)
@@ -393,15 +434,21 @@ def cmd_run(args) -> int:
         progress.drop(-sum(len(runs) for _, chosen, _ in planned for *_, runs in chosen) * args.rounds)
         for file, chosen, file_errors in planned:
             for puzzle, parse_seconds, expected, runs in chosen:
-                progress.puzzle(puzzle_key(puzzle))
+                progress.puzzle(puzzle_key(puzzle, labels[file]))
                 try:
-                    prepared = prepare(puzzle, request, configuring, cache=args.cache)
+                    try:
+                        prepared = prepare(puzzle, request, configuring, cache=args.cache)
+                    except Unsupported:
+                        # the configuring engine cannot solve this puzzle (a matrix, optional cells): the cover every
+                        # engine shares is encoded without its choices, and its own row says why it skipped
+                        prepared = prepare(puzzle, request, None, cache=args.cache)
                 except BenchError as exc:
                     file_errors.append(puzzle_error(puzzle, exc))
                     progress.drop(len(runs) * args.rounds)
                     continue
                 cover = prepared.cover
-                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()))
+                entry = puzzle_entry(puzzle, cover, expected, parse_seconds, sum(prepared.timings.values()),
+                                     labels[file])
                 entry["filters"] = prepared.filters
                 settings = {}
                 if prepared.request.choice is not None:
@@ -425,7 +472,7 @@ def cmd_run(args) -> int:
                     results.save(document, path)
             if file_errors:
                 errors.extend(file_errors)
-                document["validation"].extend(input_problems(file, file_errors))
+                document["validation"].extend(input_problems(labels[file], file_errors))
                 if path is not None:
                     results.save(document, path)
     except KeyboardInterrupt:
@@ -434,7 +481,7 @@ def cmd_run(args) -> int:
     progress.close()
     print(summary.table(document))
     print(summary.verdict(document), flush=True)
-    for message in dict.fromkeys(errors):
+    for message in dict.fromkeys(errors + absent):
         tell(message)
     if path is not None:
         results.save(document, path)

@@ -31,15 +31,15 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 from bench import __version__
-from bench.cli.arguments import (add_cache_argument, add_drawing_arguments, add_filter_arguments, add_memory_argument,
-                                 add_mirror_argument, add_parallel_arguments, add_redundancy_arguments,
-                                 definition_path, in_search_settings, integer, output_file, parallel_options,
-                                 sample_spec, seconds, word)
+from bench.cli.arguments import (add_cache_argument, add_drawing_arguments, add_engines_file_argument,
+                                 add_filter_arguments, add_format_argument, add_memory_argument, add_mirror_argument,
+                                 add_parallel_arguments, add_redundancy_arguments, definition_path, in_search_settings,
+                                 integer, output_file, parallel_options, sample_spec, seconds, use_engines_file, word)
 from bench.cli.inputs import definition_files, load_puzzles, puzzle_error, request_from
 from bench.cli.output import (EXIT_STATUS_HELP, brief_reasons, count_line, counted, exit_status, format_facts,
                               layout_lines, parse_format, puzzle_facts, reached_max_solutions, render, warning)
 from bench.comparison.validation import expected_counts, validate
-from bench.cli.syntax import OptionalValue, Switch, escape
+from bench.cli.syntax import OptionalValue, Switch
 from bench.engines import Limits, Result, Settings, Status, engine_names, get_engine
 from bench.engines.fila import MAX_CELLS
 from bench.engines.sampling import estimate_tree
@@ -50,6 +50,8 @@ from bench.models.expected import expected_for
 from bench.session.prepare import prepare
 from bench.session.session import Session
 from bench.system import signals
+from bench.system.files import check_directory
+from bench.text import escape
 from bench.toolchain import aot
 
 
@@ -101,7 +103,9 @@ def _add_solve_parser(sub, help: str) -> None:
                                    "word cannot be a file, so -r defs/x.txt solves defs/x.txt.",
                        epilog=EXIT_STATUS_HELP)
     p.add_argument("files", nargs="+", type=definition_path, metavar="FILE",
-                   help="definition files or directories; - reads standard input")
+                   help="definition files, matrices in Knuth's format (*.xcc, *.dlx) or directories; - reads "
+                        "standard input")
+    add_format_argument(p)
     p.add_argument("--version", action="version", version=f"bench {__version__} (polycube 2.0 command line)")
     p.add_argument("--conf", metavar="FILE",
                    help="read options from FILE, one NAME=VALUE a line (polycube's --conf; the command line wins)")
@@ -109,7 +113,9 @@ def _add_solve_parser(sub, help: str) -> None:
 
     engine = _group(p, "engine", "Which engine searches, and how it orders its choices.", "engine")
     engine.add_argument("-e", "--engine", type=word("an engine name"), metavar="NAME[:VARIANT]",
-                        help=f"engine: {', '.join(engine_names())} (default dlx, or fila with --fila/--nof)")
+                        help=f"engine: {', '.join(engine_names())}, or cmd:NAME configured in bench-engines.toml "
+                             "(default dlx, or fila with --fila/--nof)")
+    add_engines_file_argument(engine)
     engine.add_argument("-o", "--order", type=word("an ordering spec such as s or f=11"), metavar="SPEC",
                         help="ordering heuristics, e.g. s=12:f=5 (polycube's -o; default s; fila: see --info)")
     engine.add_argument("-g", "--goal", type=integer(0, what="a count of pieces"), default=0, metavar="N",
@@ -324,6 +330,7 @@ def solve_all(args) -> int:
     if args.solutions and not args.json:
         raise UsageError("--solutions adds the solutions to --json's document; without --json they are printed anyway")
     form, piece_form = parse_format(args.output)
+    use_engines_file(args)
     limits = Limits(max_solutions=args.max_solutions, node_limit=args.node_limit, time_limit=args.time_limit)
     session = Session.open(engine_name(args), request=request_from(args, settings_from(args), tuned=tuned(args)),
                            limits=limits, parallel=parallel_options(args), cache=args.cache)
@@ -332,19 +339,28 @@ def solve_all(args) -> int:
     if (printing or args.solutions or args.draw is not None) and engine.counts_only:
         raise UsageError(f"engine '{engine.name}' counts solutions without producing them: add -q (or --json "
                          "without --solutions, and no --draw) to get its counts")
+    check_drawing_folder(args)
     errors: list[str] = []
     failed: list[str] = []
     documents = []
     limited = False
     stop = None
     for path in definition_files(args.files):
-        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror):
+        for puzzle, parse_seconds in load_puzzles(path, errors, args.mirror, args.input_format):
             try:
                 prepared = session.prepare(puzzle)
             except BenchError as exc:
                 errors.append(puzzle_error(puzzle, exc))
                 continue
             cover, settings, filter_counters = prepared.cover, prepared.settings, prepared.filters
+            if cover.puzzle is None and (args.draw is not None or args.trace or form != "B"):
+                errors.append(f"{puzzle.name}: --draw, --trace and -O {form}{piece_form} show a puzzle's cells; a "
+                              "matrix's solutions are printed as its options (-O B)")
+                continue
+            if form != "B" and puzzle.geometric and (not puzzle.plain or puzzle.ranged):
+                errors.append(f"{puzzle.name}: -O {form}{piece_form} writes polycube's definitions, which have no "
+                              "copies=, motions=, colours or optional cells; use -O B")
+                continue
             n_pieces = sum(s.multiplicity for s in puzzle.shapes)
             if settings.goal >= max(n_pieces, 1):
                 errors.append(f"{puzzle.name}: --goal {settings.goal}: the puzzle has {n_pieces} pieces; "
@@ -407,8 +423,12 @@ def solve_all(args) -> int:
                     gc.freeze()
                     gc.enable()
                 if drawer is not None:
-                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)}, gallery "
-                          f"{escape(drawer.finish())}", file=sys.stderr)
+                    gallery = drawer.finish()
+                    result.timings["draw"] = drawer.seconds
+                    bound = (f"; {drawer.drawn} of {drawer.found} solutions drawn (--draw-max {args.draw_max} "
+                             "draws more)" if drawer.drawn < drawer.found else "")
+                    print(f"{escape(puzzle.name)}: {drawer.drawn} pictures in {escape(args.draw)} in "
+                          f"{drawer.seconds:.3f} s, gallery {escape(gallery)}{bound}", file=sys.stderr)
             result.timings = {"parse": parse_seconds, "encode": prepared.timings["encode"], **result.timings}
             try:
                 check, mismatches = expected_check(puzzle, cover, result, settings)
@@ -453,7 +473,7 @@ def solve_all(args) -> int:
         json.dump(documents, sys.stdout, indent=2)
         sys.stdout.write("\n")
     for message in errors + failed:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     if stop is not None:
         return signals.exit_status(stop)
     return exit_status(bool(errors), bool(failed), limited)
@@ -610,15 +630,20 @@ def solution_drawer(args, cover, partial: bool):
         return None
     if args.gallery < 0:
         raise UsageError(f"--gallery takes a number of solutions >= 0, got {args.gallery}")
-    if args.draw.exists() and not args.draw.is_dir():
-        raise UsageError(f"--draw {args.draw}: not a directory")
+    check_drawing_folder(args)
     # lazy: the gallery draws with matplotlib, which only --draw loads
     from bench.drawing.gallery import SolutionDrawer
 
-    try:
-        return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery)
-    except OSError as exc:
-        raise UsageError(f"--draw {args.draw}: cannot create the directory: {exc.strerror}") from None
+    return SolutionDrawer(cover, args.draw, args.draw_format, args.unique, partial, args.gallery, args.draw_max)
+
+
+def check_drawing_folder(args) -> None:
+    """``--draw DIR`` checked before any search: a folder (made if missing) where files can be written."""
+    if args.draw is None:
+        return
+    if args.draw.exists() and not args.draw.is_dir():
+        raise UsageError(f"--draw {args.draw}: not a directory")
+    check_directory(args.draw, "--draw")
 
 
 TRIALS = 1000
@@ -748,7 +773,7 @@ def cmd_estimate(args) -> int:
     if args.json:
         print(json.dumps(documents, indent=2))
     for message in errors:
-        print(message, file=sys.stderr)
+        print(escape(message), file=sys.stderr)
     return 2 if errors else 0
 
 

@@ -1,4 +1,4 @@
-"""The words of a command line: polycube's option syntax on top of argparse, misspelt names, escaped words.
+"""The words of a command line: polycube's option syntax on top of argparse, misspelt names.
 
 polycube (boost::program_options) lets most options take a value or not:
 ``-r`` alone picks a redundancy piece, ``-rX`` or ``-r=X`` names one;
@@ -19,8 +19,8 @@ reads options from a file (:func:`expand_conf`).
 
 An option the command does not know is refused by :func:`normalize` with
 the closest one it knows (``--timout`` -> ``did you mean --timeout?``),
-before argparse could read its value as a file name.  :func:`escape`
-keeps a word of the user's on one line of output.
+before argparse could read its value as a file name, the name escaped
+(:func:`bench.text.escape`) so it stays on one line of output.
 """
 
 from __future__ import annotations
@@ -30,22 +30,9 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from bench.errors import UsageError
-
-
-def escape(value) -> str:
-    """``value`` as text on one line: backslashes and control characters escaped (``\\n``, ``\\x1b``).
-
-    A file or piece name with a newline in it must not start a line of its
-    own in ``KEY=value`` output, where it could pass for another key.
-
-    >>> escape("a\\nSOLUTIONS=0")
-    'a\\\\nSOLUTIONS=0'
-    """
-    text = str(value)
-    if text.isprintable() and "\\" not in text:
-        return text
-    return text.encode("unicode_escape").decode("ascii")
+from bench.errors import BenchError, UsageError
+from bench.system.files import read_input
+from bench.text import escape
 
 
 def suggestion(word: str, choices: Iterable[str]) -> str:
@@ -218,9 +205,10 @@ def conf_arguments(parser: argparse.ArgumentParser, path: str) -> list[str]:
         For a file that cannot be read, or a line that is not an option of this command, with its line number.
     """
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"--conf {path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+        text = read_input(path, "--conf file").decode("utf-8-sig")
+    except (BenchError, UnicodeDecodeError) as exc:
+        reason = str(exc).removeprefix(f"{path}: ").removeprefix("cannot read: ")
+        raise UsageError(f"--conf {path}: cannot read it: {reason}") from None
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()

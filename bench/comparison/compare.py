@@ -15,6 +15,7 @@ from __future__ import annotations
 from bench.comparison.report import RESOLUTION, summarize
 from bench.comparison.tables import render_table
 from bench.errors import BenchError
+from bench.text import escape
 
 RUN_OPTIONS = (("timeout", "timeout", " s"), ("rounds", "rounds", ""), ("mode", "mode", ""),
                ("redundancy", "redundancy filter", ""), ("configured_by", "configuration chosen by", ""),
@@ -38,7 +39,7 @@ def differences(a: dict, b: dict) -> list[str]:
     ca, cb = a["machine"].get("commit"), b["machine"].get("commit")
     if ca != cb:
         out.append(f"commit: {_fmt(ca)} -> {_fmt(cb)}")
-    oa, ob = a["options"], b["options"]
+    oa, ob = a["run_settings"], b["run_settings"]
     for key, label, unit in RUN_OPTIONS:
         if oa.get(key) != ob.get(key):
             out.append(f"{label}: {_fmt(oa.get(key), unit)} -> {_fmt(ob.get(key), unit)}")
@@ -113,13 +114,13 @@ def compare(a: dict, b: dict, threshold: float = 0.1) -> tuple[str, bool]:
     if not {p for p, _ in before} & {p for p, _ in after}:
         raise BenchError("the two result files share no puzzle; nothing to compare")
     keys = list(before) + [k for k in after if k not in before]
-    timeouts = (a["options"].get("timeout"), b["options"].get("timeout"))
+    timeouts = (a["run_settings"].get("timeout"), b["run_settings"].get("timeout"))
     rows, changed = [], False
     for key in keys:
         old, new = before.get(key), after.get(key)
         ratio, verdict, counts = _verdict(old, new, threshold, timeouts)
         changed |= counts
-        rows.append([key[0], key[1], _time(old, timeouts[0]), _time(new, timeouts[1]), ratio, verdict])
+        rows.append([escape(key[0]), key[1], _time(old, timeouts[0]), _time(new, timeouts[1]), ratio, verdict])
     diffs = differences(a, b)
     head = (["What differs between the runs (A -> B):"] + [f"  - {d}" for d in diffs] if diffs else
             ["The runs were made the same way (commit, options, engines, machine and libraries)."])

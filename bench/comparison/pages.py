@@ -27,6 +27,7 @@ from bench.drawing.scene import to_svg
 from bench.drawing.solution import Solution
 from bench.errors import BenchError
 from bench.html import markup, render_template
+from bench.text import escape
 
 NUMERIC = ("covers", "unique", "total", "median", "fastest round", "slowest round", "vs fastest")
 """Detail columns aligned right, as numbers."""
@@ -34,7 +35,7 @@ NUMERIC = ("covers", "unique", "total", "median", "fastest round", "slowest roun
 
 def run_facts(document: dict) -> list[tuple[str, str]]:
     """``(label, text)`` pairs saying how a run was made: machine, libraries, options, what the times mean."""
-    m, opts, libs = document["machine"], document["options"], document["libraries"]
+    m, opts, libs = document["machine"], document["run_settings"], document["libraries"]
     filters = ", ".join(f"{name} ({'fit rounds ' + str(opts.get('fit_rounds', 1)) if name == 'fit' else 'once'})"
                         for name in ("parity", "volume", "fit") if opts.get(f"{name}_filter")) or "none"
     compiled = compile_times(document)
@@ -72,7 +73,8 @@ def render_markdown(document: dict, source: str = "") -> str:
     out += [f"- {label}: {text}" for label, text in run_facts(document)]
     out += ["", "## Summary", "", summary.table(document, "github"), "", f"**{summary.verdict(document)}**", ""]
     if document["validation"]:
-        out += ["## Problems", ""] + [f"- **{p['kind']}** {p['puzzle']}: {p['message']}" for p in document["validation"]]
+        out += ["## Problems", ""] + [f"- **{p['kind']}** {escape(p['puzzle'])}: {escape(p['message'])}"
+                                      for p in document["validation"]]
     else:
         out += ["All engines that finished agree with each other and with the expected counts."]
     out += ["", "## Detail", "", render_run(document, "github"), ""]

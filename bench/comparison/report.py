@@ -17,6 +17,7 @@ import io
 import statistics
 
 from bench.comparison.tables import render_table
+from bench.text import csv_cell, escape
 
 FINISHED = ("solved", "limit")
 RESOLUTION = 0.01
@@ -66,7 +67,7 @@ def summarize(document: dict) -> list[dict]:
         })
     fastest: dict[str, float] = {}
     for line in lines:
-        if line["status"] == "solved" or (line["status"] == "limit" and document["options"].get("mode") == "first"):
+        if line["status"] == "solved" or (line["status"] == "limit" and document["run_settings"].get("mode") == "first"):
             if line["solve"] is not None:
                 fastest[line["puzzle"]] = min(fastest.get(line["puzzle"], float("inf")), line["solve"])
     for line in lines:
@@ -84,7 +85,7 @@ def detail(document: dict) -> tuple[list[str], list[list[str]]]:
     whole, never cut.
     """
     lines = summarize(document)
-    timeout = document["options"].get("timeout")
+    timeout = document["run_settings"].get("timeout")
     rounds = any(line["rounds"] > 1 for line in lines)
     headers = (["puzzle", "engine (variant)", "status", "covers", "unique", "total", "median"]
                + (["fastest round", "slowest round"] if rounds else [])
@@ -96,11 +97,11 @@ def detail(document: dict) -> tuple[list[str], list[list[str]]]:
         spread = [_seconds(line["best"]), _seconds(line["worst"])] if finished and line["rounds"] > 1 else ["", ""]
         ratio = "" if line["ratio"] is None else f"{line['ratio']:.2f}×" if line["ratio"] < 10 else f"{line['ratio']:.0f}×"
         out.append([
-            line["puzzle"], line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
+            escape(line["puzzle"]), line["engine"] + (f" ({line['variant']})" if line["variant"] else "")
             + (f" on {line['workers']} workers" if line["workers"] != 1 else ""), line["status"],
             _count(line["covers"]), _count(line["unique"]), _count(line["total"]), solve]
             + (spread if rounds else [])
-            + [ratio, (_stats_text(line["stats"]) if finished else "") or line["message"], line["check"]])
+            + [ratio, (_stats_text(line["stats"]) if finished else "") or escape(line["message"]), line["check"]])
     return headers, out
 
 
@@ -126,12 +127,13 @@ def render_run(document: dict, fmt: str = "simple") -> str:
 
 
 def render_csv(document: dict) -> str:
-    """The summary as CSV, one line per puzzle and engine."""
+    """The summary as CSV, one line per puzzle and engine; a cell a spreadsheet would run as a formula is quoted."""
     buf = io.StringIO()
     fields = ["puzzle", "cover_hash", "engine", "variant", "workers", "status", "rounds", "covers", "unique", "total",
               "solve", "best", "worst", "compile", "ratio", "check", "message"]
     writer = csv.DictWriter(buf, fieldnames=fields + [f"stat_{k}" for k in STAT_KEYS + CONSTRAINT_KEYS], extrasaction="ignore")
     writer.writeheader()
     for line in summarize(document):
-        writer.writerow({**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS + CONSTRAINT_KEYS}})
+        row = {**line, **{f"stat_{k}": line["stats"].get(k) for k in STAT_KEYS + CONSTRAINT_KEYS}}
+        writer.writerow({k: csv_cell(v) for k, v in row.items()})
     return buf.getvalue()

@@ -173,15 +173,19 @@ def solve_rounds(entry: dict, cover, specs: list[str], rounds: int, mode: str, t
             result = solve_isolated(spec, cover, mode, timeout, parallel, settings.get(spec, Settings()))
             if result.status != Status.SKIPPED:
                 result.timings.setdefault("compile", compile_seconds.get(spec, 0.0))
-            if result.solutions and "solution" not in entry:
+            if result.solutions and "solution" not in entry and cover.puzzle is not None:
                 entry["solution"] = Solution.from_cover(cover, result.solutions[0],
                                                         title=f"{entry['key']}: a solution").to_json()
             rows.append(row(entry, spec, round_no, result))
             if progress is not None:
                 progress.finished(rows[-1])
     if "solution" not in entry:
-        found = any((r["covers"] or 0) > 0 for r in rows)
-        entry["solution_note"] = NO_SOLUTION_BACK if found else "no engine found a solution"
+        if not any((r["covers"] or 0) > 0 for r in rows):
+            entry["solution_note"] = "no engine found a solution"
+        elif cover.puzzle is None:
+            entry["solution_note"] = "a matrix read from an exchange file has no cells to draw"
+        else:
+            entry["solution_note"] = NO_SOLUTION_BACK
     return rows
 
 

@@ -41,6 +41,7 @@ from bench.comparison.report import RESOLUTION, summarize
 from bench.comparison.results import SLOW
 from bench.comparison.tables import render_table
 from bench.comparison.validation import INPUT
+from bench.text import escape
 
 WIDTH = 120
 PUZZLE_WIDTH = 28
@@ -83,8 +84,8 @@ def cell(line: dict | None, timeout, first_mode: bool, with_spread: bool = True,
 
 
 def short_name(key: str, width: int = PUZZLE_WIDTH) -> str:
-    """A puzzle's key without ``.txt``, cut in the middle to ``width`` characters."""
-    name = key.replace(".txt", "")
+    """A puzzle's key without ``.txt``, control characters escaped, cut in the middle to ``width`` characters."""
+    name = escape(key.replace(".txt", ""))
     if len(name) <= width:
         return name
     half = (width - 1) // 2
@@ -94,8 +95,8 @@ def short_name(key: str, width: int = PUZZLE_WIDTH) -> str:
 def grid(document: dict) -> dict:
     """The summary as data: puzzles, engines, per puzzle the lines by engine, the counts, the check and the fastest."""
     lines = summarize(document)
-    first_mode = document["options"].get("mode") == "first"
-    engines = [e for e in document["options"].get("engines", [])]
+    first_mode = document["run_settings"].get("mode") == "first"
+    engines = [e for e in document["run_settings"].get("engines", [])]
     for line in lines:
         if line["engine"] not in engines and line["engine"] != "static-check":
             engines.append(line["engine"])
@@ -130,8 +131,8 @@ def grid(document: dict) -> dict:
                  "agreed" if sources > 1 and finished else "unchecked" if finished else "open")
         rows.append({"puzzle": puzzle, "lines": mine, "counts": _counts(finished), "check": check, "fastest": fastest,
                      "timed": len(timed), "sources": sources})
-    return {"engines": engines, "rows": rows, "timeout": document["options"].get("timeout"), "first_mode": first_mode,
-            "rounds": document["options"].get("rounds", 1)}
+    return {"engines": engines, "rows": rows, "timeout": document["run_settings"].get("timeout"), "first_mode": first_mode,
+            "rounds": document["run_settings"].get("rounds", 1)}
 
 
 def _expected_counts(expected: dict | None) -> bool:
@@ -217,7 +218,7 @@ def verdict(document: dict, width: int = WIDTH) -> str:
             wins[r["fastest"]] = wins.get(r["fastest"], 0) + 1
     raced = sum(r["timed"] > 1 for r in rows)
     unfinished = sum(1 for r in rows for e in g["engines"] if r["lines"].get(e) and r["lines"][e]["status"] == "timeout")
-    inputs = sorted({p["puzzle"] for p in document.get("validation", []) if p["kind"] == INPUT})
+    inputs = sorted({escape(p["puzzle"]) for p in document.get("validation", []) if p["kind"] == INPUT})
 
     races = {"long": "puzzles two engines finished", "mid": "finished by two engines", "short": "raced"}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from bench.engines import Status
 
@@ -63,6 +62,42 @@ INPUT = "input"
 """The kind of a validation problem that is the input's: a definition or an ``expected.toml`` entry that could not be used."""
 
 
-def input_problems(file: str, messages: list[str]) -> list[dict]:
-    """Validation entries for the input errors of one definition file, so the result file shows them too."""
-    return [{"puzzle": Path(file).name, "kind": INPUT, "message": message} for message in dict.fromkeys(messages)]
+def input_problems(label: str, messages: list[str]) -> list[dict]:
+    """Validation entries for the input errors of one definition file (its name in the run's keys), so the result
+    file shows them too."""
+    return [{"puzzle": label, "kind": INPUT, "message": message} for message in dict.fromkeys(messages)]
+
+
+def revalidate(document: dict) -> list[dict]:
+    """The validation of a stored result document, computed again from its rows and puzzles.
+
+    A report never takes the stored ``validation`` on trust (a hand-edited
+    file may disagree with it): only its ``input`` problems, which no row
+    can show, are kept.  On top of :func:`validate` per puzzle, two rows of
+    one engine and round with different results, a row whose cover hash is
+    not its puzzle's, and two puzzles with one key are mismatches.
+    """
+    problems = [p for p in document["validation"] if p["kind"] == INPUT]
+    entries: dict[str, dict] = {}
+    for entry in document["puzzles"]:
+        if entry["key"] in entries:
+            problems.append({"puzzle": entry["key"], "kind": "mismatch",
+                             "message": "two puzzles of the run are stored under this key"})
+        entries.setdefault(entry["key"], entry)
+    by_puzzle: dict[str, list[dict]] = {}
+    for r in document["rows"]:
+        by_puzzle.setdefault(r["puzzle"], []).append(r)
+    for key, rows in by_puzzle.items():
+        entry = entries.get(key, {"key": key, "expected": None})
+        problems += validate(entry, rows)
+        seen: dict[tuple, dict] = {}
+        for r in rows:
+            if "cover_hash" in entry and r["cover_hash"] != entry["cover_hash"]:
+                problems.append({"puzzle": key, "kind": "mismatch",
+                                 "message": f"{r['engine']}: its row's cover hash is not the puzzle's"})
+            outcome = {f: r.get(f) for f in ("status", "covers", "unique", "total")}
+            first = seen.setdefault((r["engine"], r.get("round")), outcome)
+            if first != outcome:
+                problems.append({"puzzle": key, "kind": "mismatch", "message": f"{r['engine']}: round "
+                                 f"{r.get('round')} is stored twice with different results"})
+    return list({(p["puzzle"], p["kind"], p["message"]): p for p in problems}.values())

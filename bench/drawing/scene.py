@@ -5,15 +5,16 @@ Shapes carry a ``role`` (``cell``, ``border``, ``label``, ``face``, ``ball``,
 find, say, every cell of a drawing.  :func:`to_svg` writes through
 :mod:`xml.etree.ElementTree`, so names and titles from definition files are
 escaped and every file is well-formed XML; shaded balls use one radial
-gradient per colour, defined once.  :func:`write_png` draws through
-matplotlib, imported there only.
+gradient per colour, defined once.  :func:`to_png` draws through
+matplotlib, imported there only; both return what to write, and the
+package's writer (:mod:`bench.system.files`) writes it.
 """
 
 from __future__ import annotations
 
+import io
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bench.drawing.colours import halo, shade
 
@@ -170,8 +171,8 @@ def _gradient(defs, colour: str) -> str:
     return ident
 
 
-def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
-    """Write ``scene`` to ``path`` as a PNG, ``zoom`` device pixels per scene pixel.
+def to_png(scene: Scene, zoom: float = 2.0) -> bytes:
+    """``scene`` as a PNG's bytes, ``zoom`` device pixels per scene pixel (written by :mod:`bench.system.files`' writer).
 
     Shapes are stacked in scene order (matplotlib would otherwise put lines above patches).
     """
@@ -213,6 +214,8 @@ def write_png(scene: Scene, path: Path, zoom: float = 2.0) -> None:
                 ax.text(item.x, item.y, item.text, fontsize=item.size * points, color=item.fill,
                         ha="center" if item.anchor == "middle" else "left", va="center",
                         fontweight="bold" if item.bold else "normal", zorder=order, path_effects=effects)
-        fig.savefig(path, dpi=DPI * zoom, facecolor="white")
+        buffer = io.BytesIO()
+        fig.savefig(buffer, dpi=DPI * zoom, facecolor="white", format="png")
+        return buffer.getvalue()
     finally:
         plt.close(fig)

@@ -44,7 +44,8 @@ class Solution:
         puzzle = cover.puzzle
         pieces = tuple(Placed(name, np.asarray(cells, dtype=np.int64), bool(fixed))
                        for name, cells, fixed in cover.placements(options, partial))
-        names = tuple(sorted({p.name for p in puzzle.definition.pieces}))
+        # a piece's copies (copies=) are placed under names of their own: NAME.2, NAME.3, ...
+        names = tuple(sorted({p.name for p in puzzle.definition.pieces} | {n for s in puzzle.shapes for n in s.names}))
         return cls(puzzle.lattice.name, tuple(int(d) for d in puzzle.dims), pieces, names, title)
 
     @property

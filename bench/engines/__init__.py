@@ -22,23 +22,33 @@ ENGINES: dict[str, str] = {
     "xcover": "bench.engines.xcover:XcoverEngine",
     "exact-cover": "bench.engines.exact_cover:ExactCoverEngine",
     "gpu": "bench.engines.gpu:GpuEngine",
+    "cmd": "bench.engines.command:CommandEngine",
 }
 """Engine name -> ``module:class``; imported only when asked for."""
 
-__all__ = ["ENGINES", "Engine", "Filtered", "Limits", "Result", "Settings", "SolutionSink", "Status", "engine_names",
-           "get_engine"]
+CONFIGURED = frozenset({"cmd"})
+"""Engines that exist only as ``NAME:CONFIGURATION`` (``cmd:clasp``, configured in a file): lists of every engine,
+``bench run``'s default among them, leave them out."""
+
+__all__ = ["CONFIGURED", "ENGINES", "Engine", "Filtered", "Limits", "Result", "Settings", "SolutionSink", "Status",
+           "engine_names", "get_engine", "standalone_engines"]
 
 
 def engine_names() -> list[str]:
-    """Registered engine names."""
-    return sorted(ENGINES)
+    """Registered engine names, without the :data:`CONFIGURED` ones."""
+    return sorted(standalone_engines())
+
+
+def standalone_engines() -> list[str]:
+    """Every engine that runs without a configuration, in the registry's order (``bench run``'s default)."""
+    return [name for name in ENGINES if name not in CONFIGURED]
 
 
 def get_engine(spec: str) -> Engine:
     """An engine instance from ``NAME[:VARIANT]`` (the name is case-insensitive).
 
-    The variant is the engine's own business, e.g. ``sat:glucose4:ladder``
-    or ``cpsat:2``.
+    The variant is the engine's own business, e.g. ``sat:glucose4:ladder``,
+    ``cpsat:2`` or ``cmd:clasp`` (a command configured in a file).
 
     Raises
     ------
@@ -54,6 +64,6 @@ def get_engine(spec: str) -> Engine:
 
         close = difflib.get_close_matches(key, engine_names(), n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
-        raise UsageError(f"unknown engine '{spec}'{hint}; expected one of: {', '.join(engine_names())}")
+        raise UsageError(f"unknown engine '{spec}'{hint}; expected one of: {', '.join(engine_names())}, or cmd:NAME")
     module, _, cls = ENGINES[key].partition(":")
     return getattr(importlib.import_module(module), cls)(variant)

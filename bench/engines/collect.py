@@ -118,14 +118,18 @@ def counts_from_covers(cover, covers: int) -> tuple[int | None, int | None]:
     return None, None
 
 
-def require_plain_exact_cover(cover, engine: str, secondary: bool) -> tuple[np.ndarray, np.ndarray]:
+def require_plain_exact_cover(cover, engine: str, secondary: bool,
+                              colours: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Primary and secondary items for libraries that know only "exactly once" (and "at most once").
 
     Raises
     ------
     Unsupported
-        For an item with a multiplicity above one (identical pieces), or an
-        optional item when the library has no secondary items.
+        For an item with a multiplicity above one (identical pieces), an
+        optional item when the library has no secondary items, colours when
+        it has none, or an :attr:`~bench.models.cover.Cover.extensible`
+        cover (a library that branches on primary items only never adds an
+        option made of secondary ones).
     """
     lo, hi = cover.item_lo, cover.item_hi
     multi = np.flatnonzero(hi > 1)
@@ -136,4 +140,9 @@ def require_plain_exact_cover(cover, engine: str, secondary: bool) -> tuple[np.n
     optional = np.flatnonzero(lo == 0)
     if optional.size and not secondary:
         raise Unsupported(f"engine '{engine}' has no optional items (spare piece '{cover.item_names[int(optional[0])]}')")
+    if cover.opt_colour is not None and not colours:
+        raise Unsupported(f"engine '{engine}' has no colours")
+    if cover.extensible:
+        raise Unsupported(f"engine '{engine}' adds options only for items that must be covered; here an option "
+                          "covers only items that may stay uncovered")
     return np.flatnonzero(lo == 1), optional

@@ -93,6 +93,8 @@ def build_constraints(cover, settings, n_pieces: int, depth: int) -> Constraints
     geometric = cfg[C_PARITY_BT] or cfg[C_VOLUME_BT] or cfg[C_PARITY_FILTER] or cfg[C_VOLUME_FILTER]
     if geometric and (puzzle is None or cover.opt_image is None):
         raise UsageError("parity and volume triggers and filters need a cover built from a puzzle")
+    if geometric:
+        puzzle.require_filled("the parity and volume triggers and filters at search nodes")
     opt_par = np.zeros(n_opt if cfg[C_PARITY_BT] or cfg[C_PARITY_FILTER] else 0, dtype=np.int64)
     opt_pstep = np.zeros_like(opt_par)
     par_ok = np.ones((1, 1), dtype=np.uint8)

@@ -2,7 +2,11 @@
 
 A cell item becomes ``exactly_one`` over the options that cover it; a shape
 item needed ``lo..hi`` times becomes ``lo <= sum <= hi`` (exactly k for k
-identical pieces, at most k for spare ones).  Counting enumerates every
+identical pieces, at most k for spare ones).  A coloured item (Knuth's
+colours, :class:`~bench.models.cover.Cover`) gets a Boolean per colour,
+true exactly when an option of that colour is chosen; at most one of those
+and of the options that give it no colour is true.  Every variable is
+fixed by the options, so no cover is enumerated twice.  Counting enumerates every
 solution with a callback (CP-SAT enumerates on one worker only); the
 :class:`~bench.engines.collect.Collector` proves there are no duplicates and
 classifies each cover.  First-solution mode may use several workers.
@@ -37,7 +41,20 @@ def build_model(cover):
     for o in range(cover.n_options):
         for item in cover.option(o):
             by_item[int(item)].append(o)
+    coloured = set()
+    for item, plain, by_colour in cover.colour_classes():
+        coloured.add(item)
+        takes = []
+        for colour, options in by_colour.items():
+            y = model.new_bool_var(f"i{item}c{colour}")
+            for o in options:
+                model.add_implication(x[o], y)
+            model.add_bool_or([x[o] for o in options]).only_enforce_if(y)
+            takes.append(y)
+        model.add_at_most_one([x[o] for o in plain] + takes)
     for item, options in enumerate(by_item):
+        if item in coloured:
+            continue
         lo, hi = int(cover.item_lo[item]), int(cover.item_hi[item])
         terms = [x[o] for o in options]
         if lo == hi == 1:

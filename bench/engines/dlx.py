@@ -12,7 +12,8 @@ import time
 
 from bench.engines.constraints import constrained
 from bench.engines.protocol import Limits, Result, Settings
-from bench.engines.search import BitsetSearch, CompiledEngine, Search, search_result, search_specialization, suits
+from bench.engines.search import (BitsetSearch, CompiledEngine, Search, plain_cover, search_result,
+                                  search_specialization, suits)
 from bench.engines.variants import CONSTRAINTS, constraint_variant, parse_tuning
 from bench.errors import UsageError
 from bench.toolchain import warmup
@@ -49,8 +50,8 @@ class DlxEngine(CompiledEngine):
                                    frozenset({"order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specialization a solve under resolved ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
-        if (self.kernel or ("bits" if suits(settings) else "sets")) == "bits":
+        """The kernel specialization a solve under settled ``settings`` runs (see :mod:`bench.toolchain.warmup`)."""
+        if (self.kernel or ("bits" if suits(settings, cover) else "sets")) == "bits":
             return {"bits"}
         return {search_specialization(constrained(settings))}
 
@@ -66,10 +67,12 @@ class DlxEngine(CompiledEngine):
         ('solved', 2, 2, 8)
         """
         self.check(settings, limits)
-        settings = self.resolve(cover, settings)
-        plain = suits(settings)
+        settings = self.settle(cover, settings)
+        plain = suits(settings, cover)
         if self.kernel == "bits" and not plain:
-            raise UsageError("dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")
+            why = plain_cover(cover)
+            raise UsageError(f"dlx:bits cannot search this cover: {why}; use dlx:sets" if why else
+                             "dlx:bits runs searches without in-search constraints, trace or first item; use dlx:sets")
         kernel = self.kernel or ("bits" if plain else "sets")
         compile_seconds = warmup.ensure(self.specializations(cover, settings))
         t0 = time.perf_counter()

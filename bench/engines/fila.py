@@ -365,7 +365,7 @@ def scan_heuristic(puzzle) -> str:
     return "f" if axes == (0, 1, 2) else "f@" + ",".join(map(str, axes))
 
 
-def resolve(cover, settings: Settings) -> Settings:
+def with_defaults(cover, settings: Settings) -> Settings:
     """``settings`` with FILA's defaults filled in: hand-off after the first piece, NOF on, :func:`default_order`."""
     n = cover.piece_count
     handoff_at = settings.fila if settings.fila is not None else max(n - 1, 1)
@@ -376,8 +376,8 @@ def resolve(cover, settings: Settings) -> Settings:
         raise UsageError("a piece of a search (Settings.cut, Settings.budget) counts whole covers and cannot trace")
     cut = settings.cut
     if cut is not None:
-        j, n = cut.share
-        if not (0 <= j < n and 0 <= cut.stop <= len(cut.path) and (cut.after >= 0 or (cut.path and n == 1))):
+        j, shares = cut.share
+        if not (0 <= j < shares and 0 <= cut.stop <= len(cut.path) and (cut.after >= 0 or (cut.path and shares == 1))):
             raise UsageError(f"{cut}: not a piece of FILA's tree (expected 0 <= share < shares, stop <= the path's "
                              "length, and a path or an option to start after)")
     if settings.budget < 0:
@@ -386,9 +386,7 @@ def resolve(cover, settings: Settings) -> Settings:
 
 
 def check_cover(cover) -> None:
-    """FILA needs cells with coordinates and one piece item per option (checked once per cover)."""
-    if cover.hash in _CHECKED:
-        return
+    """FILA needs cells with coordinates and one piece item per option."""
     if cover.puzzle is None:
         raise Unsupported("fila needs a cover built from a puzzle (cell coordinates); this one has none")
     ptr, items = cover.opt_ptr, cover.opt_items
@@ -397,11 +395,9 @@ def check_cover(cover) -> None:
     cells_before[ptr[1:] - 1] = False
     if np.any(last < cover.n_cells) or np.any(items[cells_before] >= cover.n_cells):
         raise Unsupported("fila needs options made of cells and exactly one piece item")
-    _CHECKED.add(cover.hash)
-
-
-# the covers check_cover passed (a split's every piece resolves its settings again)
-_CHECKED: set = set()
+    if np.any(cover.item_lo[: cover.n_cells] == 0):
+        raise Unsupported("fila fills every open cell, and this puzzle has cells that may stay empty (optional "
+                          "cells); its image lists have no way to leave one")
 
 
 def handoff_words(cover, handoff_at: int) -> set[int]:
@@ -447,7 +443,7 @@ class FilaEngine(CompiledEngine):
         self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
+        """The kernel specializations a solve of ``cover`` under settled ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
         words = handoff_words(cover, settings.fila)
         return {search_specialization(constrained(settings))} | {fila_specialization(w) for w in words}
 
@@ -464,11 +460,12 @@ class FilaEngine(CompiledEngine):
         the hand-off they price cheaper (after the first piece, or the
         second), the schedule a race of the real searches finds faster
         (:func:`default_schedules`) and the one-shot volume filter in 2-D;
-        :meth:`resolve` then makes the region-dependent choices.  The
+        :meth:`settle` then makes the region-dependent choices.  The
         request keeps the :class:`~bench.engines.autoconfig.Choice` for
         ``--info``.
         """
-        if request.tuned:
+        if request.tuned or puzzle.has_optional_cells:
+            # with optional cells, resolve() says FILA cannot run: nothing to choose for it
             return request
         # on a cold cache the estimates build the sampler's library here; meanwhile children build FILA's kernels,
         # which the race of schedules runs next, and DLX's, which the solve's first levels and the split decision run
@@ -483,8 +480,8 @@ class FilaEngine(CompiledEngine):
                        settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order),
                        choice=choice)
 
-    def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
-        """FILA's settings for ``cover``: the variant's tuning, then :func:`resolve`'s defaults.
+    def _settle(self, cover, settings: Settings, filtered: Filtered | None) -> Settings:
+        """FILA's settings for ``cover``: the variant's tuning, then :func:`with_defaults`.
 
         An automatic configuration in a region the one-shot volume filter
         shows prone to partition lets DLX filter by volume at every node for
@@ -497,7 +494,7 @@ class FilaEngine(CompiledEngine):
             handoff = filtered_handoff(cover.puzzle, cover.piece_count, filtered.options_before, removed)
             if handoff is not None:
                 settings = replace(settings, fila=handoff, volume_filter=handoff)
-        return resolve(cover, settings)
+        return with_defaults(cover, settings)
 
     def solve(self, cover, settings: Settings = Settings(), limits: Limits = Limits(), on_solutions=None,
               on_trace=None) -> Result:
@@ -512,7 +509,7 @@ class FilaEngine(CompiledEngine):
         ('solved', 2, 2, 8, 'f11/of=11/n1')
         """
         self.check(settings, limits)
-        settings = self.resolve(cover, settings)
+        settings = self.settle(cover, settings)
         compile_seconds = warmup.ensure(self.specializations(cover, settings))
         if settings.cut is not None and limits == Limits() and on_solutions is None and on_trace is None:
             t0 = time.perf_counter()
@@ -616,13 +613,13 @@ PIECES = _Pieces(32)
 
 
 def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None):
-    """DLX with hand-offs to FILA under resolved ``settings``, ready to run; returns the search and FILA's totals."""
+    """DLX with hand-offs to FILA under settled ``settings``, ready to run; returns the search and FILA's totals."""
     search = PipelineSearch(cover, settings, limits, on_solutions, on_trace)
     return search, search.totals
 
 
 def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, on_trace=None):
-    """Run DLX with hand-offs to FILA under resolved ``settings``; returns the search, FILA totals and set-up seconds."""
+    """Run DLX with hand-offs to FILA under settled ``settings``; returns the search, FILA totals and set-up seconds."""
     t0 = time.perf_counter()
     search, totals = start_pipeline(cover, settings, limits, on_solutions, on_trace)
     setup_seconds = time.perf_counter() - t0
@@ -642,7 +639,7 @@ class _Pipeline:
     def start(cover, order: str, handoff: int):
         """An untuned pipeline search of ``cover`` with schedule ``order``, its totals and its selection kinds."""
         engine = FilaEngine()
-        settings = engine.resolve(cover, Settings(fila=handoff, order=order, nof=True))
+        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True))
         engine.warm_up(cover, settings)
         search, totals = start_pipeline(cover, settings)
         return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind
@@ -661,7 +658,7 @@ def _tiny_fila(x: int) -> None:
     if 2 * x > MAX_CELLS or x > MAX_SHAPES:
         raise ValueError(f"{x} dominoes: more than a hand-off may hold")
     cover = dominoes(x)
-    settings = resolve(cover, Settings(order="e", fila=x - 1))
+    settings = with_defaults(cover, Settings(order="e", fila=x - 1))
     plan = make_plan(cover, settings.order, x, x, settings.nof)
     search = Search(cover, settings, Limits(max_solutions=1), warm=False)
     FilaRun(search, plan, handoff_totals()).slice(1 << 20)

@@ -98,12 +98,18 @@ def build_tables(cover) -> Tables:
     ------
     Unsupported
         For a cover the search cannot take, saying why: no cells, more than
-        :data:`MAX_CELLS` cells or :data:`MAX_SHAPES` shapes, or an option
-        that is not cells and exactly one piece item.
+        :data:`MAX_CELLS` cells or :data:`MAX_SHAPES` shapes, a cell that
+        may stay empty, Knuth's colours, or an option that is not cells and
+        exactly one piece item.
     """
     n_cells = cover.n_cells
     if n_cells == 0:
         raise Unsupported("gpu fills a board of cells; this cover has no cell items")
+    if np.any(cover.item_lo[:n_cells] != 1):
+        # the search fills the first open cell at every node: a cell left empty is never skipped
+        raise Unsupported("gpu fills every open cell, and this cover has cells that may stay empty (optional cells)")
+    if cover.opt_colour is not None:
+        raise Unsupported("gpu has no colours (Knuth's, on items options may share)")
     if n_cells > MAX_CELLS:
         raise Unsupported(f"gpu searches boards of at most {MAX_CELLS} cells (two 64-bit words); this one has "
                           f"{n_cells}")

@@ -6,8 +6,35 @@ same :class:`Result`.  :class:`Engine` declares everything a caller may use:
 its capabilities (``supported``, ``counts_only``, ``splittable``,
 ``chooses_configuration``), its availability, its one-off compilation
 (``warm_up``), the defaults it chooses before a puzzle is encoded
-(``configure``) and after (``resolve``), and
+(``configure``) and after (``settle``), and
 ``solve``.  A setting an engine does not implement is refused, never ignored.
+
+**Glossary.**  One meaning per word, in the code, the result files, the
+documents and the messages:
+
+- *cover* (:class:`~bench.models.cover.Cover`): the exact-cover matrix of a
+  puzzle, encoded once and shared by every engine;
+- *item*: a column of the cover (a cell, a piece, a colour of a cell);
+  primary items must be covered, secondary ones may be;
+- *option*: a row of the cover, one placement of one piece;
+- *solution*: one exact cover found, a set of options; *covers* counts them
+  as the search finds them, *unique* and *total* count the puzzle's
+  solutions under the symmetry convention (:mod:`bench.models.symmetry`);
+- *run settings* (:class:`Settings`): how the user asked the search to run
+  (order, hand-off, filters), ``run_settings`` in a result file; *limits*
+  (:class:`Limits`): when it stops early;
+- *settle* (:meth:`Engine.settle`): fill in the engine's defaults for a
+  cover, once; *configure*: choose before the encoding what the encoding
+  needs (the piece the redundancy filter constrains);
+- *prepare* (:func:`~bench.session.prepare.prepare`): encode, filter and
+  settle; *session* (:class:`~bench.session.session.Session`): one engine
+  solving prepared puzzles;
+- *kernel*: a compiled function over flat arrays (:mod:`bench.kernels`);
+  *specialization*: one compiled variant of a kernel; *warm up*: compile
+  or load the specializations a solve needs before its clock starts;
+- *split*: a search cut into *sub-problems* for workers; a *share* is a
+  sub-problem's slice of FILA's roots; a *hand-off* passes a branch from
+  DLX to FILA.
 """
 
 from __future__ import annotations
@@ -142,6 +169,10 @@ class Settings:
     auto : bool
         The engine chose this configuration itself because the user gave no
         tuning option (see :meth:`Engine.configure`).
+    settled : bool
+        :meth:`Engine.settle` filled in the engine's defaults: settling again
+        returns these settings as they are (not part of their repr, nor of
+        their equality).
     """
 
     order: str | None = None
@@ -160,10 +191,11 @@ class Settings:
     cut: "Cut | None" = None
     budget: int = 0
     auto: bool = False
+    settled: bool = field(default=False, repr=False, compare=False)
 
     def requested(self) -> set[str]:
         """Names of the settings that differ from their defaults."""
-        return {f.name for f in fields(self) if getattr(self, f.name) != f.default}
+        return {f.name for f in fields(self) if f.name != "settled" and getattr(self, f.name) != f.default}
 
 
 @dataclass
@@ -202,7 +234,7 @@ SolutionSink = Callable[[list, list], None]
 
 @dataclass(frozen=True)
 class Filtered:
-    """What the one-shot filters did to a cover before an engine resolves its settings.
+    """What the one-shot filters did to a cover before an engine settles its settings.
 
     ``options_before`` counts the options the filters were given;
     ``counters`` holds their ``*_ONE_SHOT`` counts (:func:`~bench.models.filters.apply_one_shot`).
@@ -281,8 +313,19 @@ class Engine(ABC):
         """The :class:`~bench.session.prepare.Request` with this engine's defaults for what must be chosen before encoding."""
         return request
 
-    def resolve(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
-        """The settings this engine runs ``cover`` with: its variant's tuning where the caller left the default."""
+    def settle(self, cover, settings: Settings, filtered: Filtered | None = None) -> Settings:
+        """The settings this engine runs ``cover`` with, settled once: settings already settled come back as they are.
+
+        :func:`~bench.session.prepare.prepare` settles them (with what the
+        one-shot filters did, ``filtered``); an engine's ``solve`` settles
+        only settings nobody settled (a caller of ``solve`` itself).
+        """
+        if settings.settled:
+            return settings
+        return replace(self._settle(cover, settings, filtered), settled=True)
+
+    def _settle(self, cover, settings: Settings, filtered: Filtered | None) -> Settings:
+        # the engine's own defaults; the base engine's: its variant's tuning where the caller left the default
         return apply_tuning(settings, self.tuning)
 
     def check(self, settings: Settings, limits: Limits | None = None) -> None:

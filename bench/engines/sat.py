@@ -11,8 +11,15 @@ Encodings that handle only bounds of one (pairwise, bitwise, ladder) use the
 totalizer for larger multiplicities, which the variant name says.
 
 Counting blocks each cover with one clause over the option variables it
-chose: no other cover can contain all of them, because every cell is covered
-exactly once.
+chose: no other cover can contain all of them, because every option covers
+an item needed an exact number of times (every cell is covered exactly
+once).  Where that fails (an :attr:`~bench.models.cover.Cover.extensible`
+cover, in which one cover may hold another) the clause names every option
+variable, blocking that assignment alone.
+
+A coloured item (Knuth's colours) gets a variable per colour, defined as
+the disjunction of the options of that colour; at most one of those and of
+the options that give the item no colour is true.
 
 Variant syntax for ``--engine``: ``sat[:SOLVER[:ENCODING]]``, e.g.
 ``sat:glucose4:ladder``; the defaults are CaDiCaL 1.9.5 and the sequential
@@ -93,6 +100,18 @@ def build_cnf(cover, encoding: str = DEFAULT_ENCODING):
     pool = IDPool(start_from=cover.n_options + 1)
     clauses: list[list[int]] = []
     skip = implied_items(cover)
+    for item, plain, by_colour in cover.colour_classes():
+        skip.add(item)
+        takes = []
+        for colour, options in by_colour.items():
+            y = pool.id(("colour", item, colour))
+            clauses.extend([-(o + 1), y] for o in options)
+            clauses.append([-y] + [o + 1 for o in options])
+            takes.append(y)
+        lits = [o + 1 for o in plain] + takes
+        if len(lits) > 1:
+            enc = getattr(EncType, encoding)
+            clauses.extend(CardEnc.atmost(lits, bound=1, vpool=pool, encoding=enc).clauses)
     for item, lits in enumerate(item_options(cover)):
         if item in skip:
             continue
@@ -112,6 +131,15 @@ def build_cnf(cover, encoding: str = DEFAULT_ENCODING):
             clauses.extend(CardEnc.atleast(lits, bound=lo, vpool=pool, encoding=enc).clauses)
         if hi < len(lits):
             clauses.extend(CardEnc.atmost(lits, bound=hi, vpool=pool, encoding=enc).clauses)
+    # an option no constraint mentions (only items with room for all their options) is free: a tautology makes it
+    # a variable of the solver, so that a model assigns it and enumeration sees both of its values
+    if cover.extensible:
+        named = np.zeros(cover.n_options + 1, dtype=bool)
+        for clause in clauses:
+            for lit in clause:
+                if abs(lit) <= cover.n_options:
+                    named[abs(lit)] = True
+        clauses.extend([int(v), -int(v)] for v in np.flatnonzero(~named[1:]) + 1)
     return clauses, max(pool.top, cover.n_options)
 
 
@@ -167,7 +195,7 @@ class SatEngine(Engine):
         n = cover.n_options
         collector = Collector(cover, limits, on_solutions)
         interruptible = not self.solver.startswith(NOT_INTERRUPTIBLE)
-        models = _Models(Solver, self.solver, clauses, n, interruptible)
+        models = _Models(Solver, self.solver, clauses, n, interruptible, whole=cover.extensible)
         setup = time.perf_counter() - t0
         timer = None
         if limits.time_limit is not None and interruptible:
@@ -199,7 +227,10 @@ class _Models:
     (the time limit's timer) rather than the enumeration ending.
     """
 
-    def __init__(self, solver_class, name: str, clauses: list, n_options: int, interruptible: bool):
+    def __init__(self, solver_class, name: str, clauses: list, n_options: int, interruptible: bool,
+                 whole: bool = False):
+        # whole: block each cover's whole assignment (a cover may hold another), not only the options it chose
+        self.whole = whole
         self.solver_class = solver_class
         self.name = name
         self.clauses = clauses
@@ -220,9 +251,10 @@ class _Models:
                 return
             if not found:
                 return
-            chosen = [v - 1 for v in self.solver.get_model()[: self.n] if v > 0]
+            model = self.solver.get_model()[: self.n]
+            chosen = [v - 1 for v in model if v > 0]
             yield chosen
-            block = [-(o + 1) for o in chosen]
+            block = [-v for v in model] if self.whole else [-(o + 1) for o in chosen]
             if self.incremental:
                 self.solver.add_clause(block)
             else:

@@ -24,12 +24,51 @@ from bench.kernels.codes import (BUFFER_FULL, DONE, ENTER, FULL_STOP, HANDOFF, L
 from bench.models.tiny import dominoes, tiny_cover
 from bench.toolchain import warmup
 from bench.kernels.heuristics import compile_order
+from bench.kernels.memo import CoverMemo
 from bench.kernels.bitset import BitLevels, BitSets, bitset_search
 from bench.kernels.sparse_sets import Handoff, Levels, SparseSets, branching_list, build_sets, dlx_search
+
+
+def kernel_cover(cover):
+    """The cover the sparse-set kernel searches: ``cover`` itself, or with a slack item for an extensible one.
+
+    In an :attr:`~bench.models.cover.Cover.extensible` cover, every option
+    that covers no item of exact bounds also covers one more item, last,
+    of bounds 0..n_options: the kernel branches on the options still in it
+    once every lower bound is met (:func:`~bench.kernels.sparse_sets.dlx_search`).
+    Options keep their numbers, so covers and symmetry tables are the cover's.
+    """
+    return _with_slack_item(cover) if cover.extensible else cover
+
+
+@CoverMemo
+def _with_slack_item(cover):
+    """:func:`kernel_cover` of an extensible cover, computed afresh."""
+    from bench.models.cover import Cover
+
+    exact = (cover.item_lo == cover.item_hi) & (cover.item_lo > 0)
+    free = ~np.logical_or.reduceat(exact[cover.opt_items], cover.opt_ptr[:-1])
+    slack = cover.n_items
+    lengths = np.diff(cover.opt_ptr) + free
+    ptr = np.zeros(cover.n_options + 1, dtype=np.int32)
+    np.cumsum(lengths, out=ptr[1:])
+    items = np.full(int(ptr[-1]), slack, dtype=np.int32)
+    at = np.repeat(ptr[:-1] - cover.opt_ptr[:-1], np.diff(cover.opt_ptr)) + np.arange(len(cover.opt_items))
+    items[at] = cover.opt_items
+    colour = None
+    if cover.opt_colour is not None:
+        colour = np.zeros(len(items), dtype=np.int32)
+        colour[at] = cover.opt_colour
+    return Cover(ptr, items, np.append(cover.item_lo, np.int32(0)).astype(np.int32),
+                 np.append(cover.item_hi, np.int32(cover.n_options + 1)).astype(np.int32), cover.n_cells,
+                 cover.item_names + ("(more)",), cover.symmetry, cover.opt_image, cover.puzzle, cover.redundancy,
+                 colour, cover.colour_names)
+
 
 FINISH_SHARE = 0.5
 """The share of its budget more a search that spent it gets to finish the level above the node it stopped at
 (:meth:`Search._hand_back`)."""
+
 
 MONITOR: ContextVar = ContextVar("MONITOR", default=None)
 """Called with the search after every kernel slice (about 20 ms) while set: a progress display watching the
@@ -68,7 +107,7 @@ class CompiledEngine(Engine):
     PLAIN: frozenset[str] = frozenset()
 
     def specializations(self, cover, settings: Settings) -> set[str]:
-        """The kernel specializations a solve of ``cover`` under resolved ``settings`` runs."""
+        """The kernel specializations a solve of ``cover`` under settled ``settings`` runs."""
         raise NotImplementedError
 
     def _predicted(self, cover, settings: Settings | None) -> set[str]:
@@ -76,10 +115,10 @@ class CompiledEngine(Engine):
         if cover is None:
             return set(self.PLAIN)
         try:
-            resolved = self.resolve(cover, settings or Settings())
+            settled = self.settle(cover, settings or Settings())
         except BenchError:
             return set()
-        return set(self.specializations(cover, resolved))
+        return set(self.specializations(cover, settled))
 
     def warm_up(self, cover=None, settings: Settings | None = None) -> float:
         """Compile (or load) the kernels a solve of ``cover`` under ``settings`` runs; returns their seconds.
@@ -126,14 +165,19 @@ class Search:
         self.n_pieces = cover.piece_count
         depth = max(cover.max_depth, 1)
         self.order = compile_order(settings.order, cover, self.n_pieces)
-        self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(cover)
-        self.llink, self.rlink = branching_list(cover)
-        self.count = np.zeros(cover.n_items, dtype=np.int32)
-        self.lo = np.ascontiguousarray(cover.item_lo, dtype=np.int32)
-        self.hi = np.ascontiguousarray(cover.item_hi, dtype=np.int32)
-        self.opt_ptr = cover.opt_ptr.astype(np.uint32)
-        self.opt_items = cover.opt_items.astype(np.uint32)
-        self.snap = np.zeros((2 * (depth + 1), cover.n_items), dtype=np.int32)
+        # an extensible cover's slack item is the kernel's alone: callers see the cover's items
+        kernel = kernel_cover(cover)
+        slack = kernel.n_items - 1 if cover.extensible else -1
+        self.node_opt, self.sets, self.loc, self.set_start, self.size = build_sets(kernel)
+        self.llink, self.rlink = branching_list(kernel)
+        self.count = np.zeros(kernel.n_items, dtype=np.int32)
+        self.lo = np.ascontiguousarray(kernel.item_lo, dtype=np.int32)
+        self.hi = np.ascontiguousarray(kernel.item_hi, dtype=np.int32)
+        self.opt_ptr = kernel.opt_ptr.astype(np.uint32)
+        self.opt_items = kernel.opt_items.astype(np.uint32)
+        # a writable copy, as the empty array is: one argument type, so a coloured search runs the compiled library
+        colour = np.zeros(0, dtype=np.int32) if kernel.opt_colour is None else np.array(kernel.opt_colour, np.int32)
+        self.snap = np.zeros((2 * (depth + 1), kernel.n_items), dtype=np.int32)
         self.branch = np.zeros(depth + 1, dtype=np.uint32)
         self.mode = np.zeros(depth + 1, dtype=np.int32)
         self.cur = np.zeros(depth + 1, dtype=np.uint32)
@@ -175,7 +219,7 @@ class Search:
         sym = cover.symmetry
         self.matrix = Matrix(self.opt_ptr, self.opt_items, self.lo, self.hi, cover.n_cells, self.n_pieces)
         self.sparse = SparseSets(self.node_opt, self.sets, self.loc, self.set_start, self.size, self.count,
-                                 self.llink, self.rlink)
+                                 self.llink, self.rlink, colour, slack)
         self.levels = Levels(self.snap, self.branch, self.mode, self.cur, self.end, self.node, self.chosen)
         self.counters = Counters(self.state, self.attempts, self.fits, self.updates_by)
         self.order_args = Order(self.order.kind, self.order.table, self.order.rank)
@@ -251,8 +295,10 @@ class Search:
                             break
                         budget = min(budget, left)
                     t0 = time.perf_counter()
+                    nodes = int(self.state[S_NODES])
                     code = self._slice(budget)
                     elapsed = time.perf_counter() - t0
+                    nodes = int(self.state[S_NODES]) - nodes
                     if code == BUFFER_FULL:
                         self._drain()
                     if code == DONE:
@@ -263,8 +309,11 @@ class Search:
                     if code == TRACE and self.on_trace is not None:
                         self.on_trace(*self.trace_event())
                     if code == PAUSED:
-                        # slices of about SLICE_SECONDS, so that limits and signals are honoured promptly
-                        budget = self.next_slice(budget, elapsed, self.SLICE_SECONDS)
+                        # slices of about SLICE_SECONDS, so that limits and signals are honoured promptly; from the
+                        # nodes the slice searched, not its budget: one cut short by a hand-off (FILA's lists built,
+                        # one node) or a branch's end is no full slice, and the Tetris Cube's slices grew eightfold
+                        # at each to 0.2 s and more (--time-limit 0.45 stopped at 0.96 s)
+                        budget = self.next_slice(max(nodes, 1), elapsed, self.SLICE_SECONDS)
                     if signals.status_requested():
                         signals.write_status(self.status_lines(time.perf_counter() - start))
                     if signals.trace_toggled():
@@ -441,7 +490,8 @@ class Search:
         code = self._dlx_kernel(1 << 40, self.n_pieces - depth + 2)
         if code == BUFFER_FULL:
             self.state[S_STORED] = 0
-            if int(self.state[S_LEVEL]) == depth and self.rlink[self.cover.n_items] != self.cover.n_items:
+            root = len(self.rlink) - 1
+            if int(self.state[S_LEVEL]) == depth and self.rlink[root] != root:
                 self.rest.append((self.path(), None))
                 # a partial cover, not a cover
                 self.state[S_COVERS] -= 1
@@ -511,9 +561,25 @@ class Search:
         }
 
 
-def suits(settings: Settings) -> bool:
-    """True when a search under ``settings`` is one the bitset kernel runs (see :mod:`bench.kernels.bitset`)."""
+def suits(settings: Settings, cover=None) -> bool:
+    """True when a search under ``settings`` (of ``cover``, when given) is one the bitset kernel runs.
+
+    See :mod:`bench.kernels.bitset`; colours and
+    :attr:`~bench.models.cover.Cover.extensible` covers are the sparse-set
+    kernel's alone.
+    """
+    if cover is not None and plain_cover(cover) is not None:
+        return False
     return constraint_variant(settings) == "" and not settings.trace and settings.first_item is None
+
+
+def plain_cover(cover) -> str | None:
+    """None when the bitset kernel can search ``cover``, else why not (what the sparse-set kernel has that it lacks)."""
+    if cover.opt_colour is not None:
+        return "the cover has colours"
+    if cover.extensible:
+        return "a cover may hold another (an option covers no item of exact bounds)"
+    return None
 
 
 CACHE_LINE = 64

@@ -1,7 +1,7 @@
 """``xcover`` (J. F. Rudge): Knuth's Algorithm C over dancing cells, compiled with numba.
 
 Spare pieces become secondary items; identical pieces are refused (xcover
-has no multiplicities).  Its generator yields one cover per Python call,
+has no multiplicities).  Knuth's colours are xcover's own (0 for none).  Its generator yields one cover per Python call,
 which is its normal way of use; the covers are classified as they come.
 The generator cannot be stopped between two covers, so it runs in a child
 process killed past the time limit or at a stop signal
@@ -93,7 +93,9 @@ def as_arrays(cover, primary: np.ndarray, secondary: np.ndarray):
     renumber[primary] = np.arange(primary.size, dtype=np.uint32)
     renumber[secondary] = primary.size + np.arange(secondary.size, dtype=np.uint32)
     options = renumber[cover.opt_items]
-    return options, cover.opt_ptr.astype(np.uint32), np.zeros(options.size, dtype=np.uint32)
+    colours = np.zeros(options.size, dtype=np.uint32) if cover.opt_colour is None else \
+        cover.opt_colour.astype(np.uint32)
+    return options, cover.opt_ptr.astype(np.uint32), colours
 
 
 class XcoverEngine(Engine):
@@ -132,7 +134,7 @@ class XcoverEngine(Engine):
         ('solved', 2, 2, 8)
         """
         self.check(settings, limits)
-        primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True)
+        primary, secondary = require_plain_exact_cover(cover, self.name, secondary=True, colours=True)
         warm_up()
         return solve_within_limit(self, self._solve, cover, limits, on_solutions, primary, secondary)
 

@@ -57,6 +57,9 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
         mask &= opt_gmask[chosen[k]]
     if mask == np.uint64(1):
         return 1
+    # a cell left empty (an optional cell) holds -1
+    for c in range(n_cells):
+        grid[c] = -1
     for k in range(n_chosen):
         o = chosen[k]
         for p in range(opt_ptr[o], opt_ptr[o + 1]):
@@ -70,7 +73,8 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
         verdict = 0
         for c in range(n_cells):
             mine = grid[c]
-            theirs = opt_map[g, grid[cell_inv[g, c]]]
+            other = grid[cell_inv[g, c]]
+            theirs = opt_map[g, other] if other >= 0 else -1
             if theirs != mine:
                 verdict = -1 if theirs < mine else 1
                 break

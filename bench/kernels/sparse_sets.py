@@ -65,10 +65,13 @@ from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET,
 from bench.kernels.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 from bench.kernels.memo import CoverMemo
 
-SparseSets = namedtuple("SparseSets", ["node_opt", "sets", "loc", "set_start", "size", "count", "llink", "rlink"])
+SparseSets = namedtuple("SparseSets", ["node_opt", "sets", "loc", "set_start", "size", "count", "llink", "rlink",
+                                       "colour", "slack"])
 """The matrix in play as dancing cells (see the module's layout and multiplicities): the sparse sets of each
 item's active options (``node_opt``, ``sets``, ``loc``, ``set_start``, ``size``), how often each item is covered
-(``count``) and the list of the items that still need options (``llink``, ``rlink``)."""
+(``count``) and the list of the items that still need options (``llink``, ``rlink``); the colour node z gives its
+secondary item (``colour[z]``, 0: none; empty when the cover has no colours) and an extensible cover's slack item
+(``slack``, or -1), both read as :func:`dlx_search` says."""
 
 Levels = namedtuple("Levels", ["snap", "branch", "mode", "cur", "end", "node", "chosen"])
 """The level stack: per level L, the item sizes on entering it (``snap[2L]``) and before each branch
@@ -120,6 +123,19 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
     is negative): ``sprod[L]`` is the product of the branching degrees above
     level L, and ``est`` accumulates nodes, attempts and complete covers each
     weighted by it, so one call is one unbiased estimate of the tree's size.
+
+    Colours (:data:`SparseSets` ``colour``): an option that gives a
+    secondary item a colour *purifies* it, taking out of play the options
+    that give it another colour or none, and leaves it open to the options
+    of the same colour (Knuth's DLX2).  The slack item (``slack``, or -1) is
+    an item that every option of an :attr:`~bench.models.cover.Cover.extensible`
+    cover holds that covers no item with exact bounds: once every lower
+    bound is met, the partial cover is recorded, and the options still in
+    play in that item are branched on as identical pieces are, the k-th
+    branch adding the k-th largest and keeping the ones before it out, so
+    every set of them that fits is added exactly once.  A search with a
+    ``goal`` leaves a cover unextended: the splitter makes it a sub-problem,
+    whose search extends it below the replayed prefix.
     """
     # the bundles' fields, one a line (see bench.kernels.codes)
     opt_ptr = matrix.opt_ptr
@@ -136,6 +152,8 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
     count = sparse.count
     llink = sparse.llink
     rlink = sparse.rlink
+    colour = sparse.colour
+    slack = sparse.slack
     snap = levels.snap
     branch = levels.branch
     mode = levels.mode
@@ -176,6 +194,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
 
     U = np.uint32
     one = U(1)
+    coloured = colour.shape[0] > 0
 
     def remove(z, t):
         # move node z past the end of item t's active segment
@@ -214,28 +233,44 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         node[level] = x
         chosen[level] = o
 
-    def close(j, check):
+    def close(j, check, c):
         # item j just closed: take each option still in its set out of every
         # other item (every set holds exactly the options still in play, as
         # the lists do in dancing links); with check, give up with -1 as soon
-        # as an item would keep fewer options than it still needs
+        # as an item would keep fewer options than it still needs.  With a
+        # colour c (not 0), the options that give j colour c stay (see purify)
         n = 0
         k = set_start[j]
         stop = k + U(size[j])
         while k < stop:
             y = sets[k]
-            o = node_opt[y]
-            z = opt_ptr[o]
-            zend = opt_ptr[o + one]
-            while z < zend:
-                if z != y:
-                    t = opt_items[z]
-                    if check and size[t] <= lo[t] - count[t]:
-                        return -1
-                    remove(z, t)
-                    n += 1
-                z += one
+            if c == 0 or colour[y] != c:
+                o = node_opt[y]
+                z = opt_ptr[o]
+                zend = opt_ptr[o + one]
+                while z < zend:
+                    if z != y:
+                        t = opt_items[z]
+                        if check and size[t] <= lo[t] - count[t]:
+                            return -1
+                        remove(z, t)
+                        n += 1
+                    z += one
             k += one
+        return n
+
+    def purify(j, c):
+        # an option gave secondary item j colour c, and close(j, True, c) took the options that give it another
+        # colour (or none) out of every other item: they leave j's set too, so that only options of colour c share it
+        n = 0
+        k = set_start[j]
+        while k < set_start[j] + U(size[j]):
+            y = sets[k]
+            if colour[y] != c:
+                remove(y, j)
+                n += 1
+            else:
+                k += one
         return n
 
     def unlist(t):
@@ -267,9 +302,13 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             if z != x:
                 t = opt_items[z]
                 if count[t] == hi[t]:
-                    m = close(t, True)
+                    # a coloured item reaches its bound 1 with its first option; later ones share its colour
+                    c = colour[z] if coloured else 0
+                    m = close(t, True, c)
                     if m < 0:
                         return -1
+                    if c != 0:
+                        m += purify(t, c)
                     n += m
             z += one
         return n
@@ -382,7 +421,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             mode[lv] = EACH
             count[b] += 1
             unlist(b)
-            n = close(b, False)
+            n = close(b, False, 0)
             state[S_UPDATES] += n
             updates_by[remaining] += n
             save(2 * lv + 1)
@@ -405,6 +444,26 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             sprod[lv + 1] = sprod[lv] * degree
         return MULTI
 
+    def extend(lv):
+        # a cover with options of room to spare still in play (the slack item's): MULTI branches on them as on
+        # identical pieces, so each set of them extends the cover once; a random path has one branch more, which
+        # stops at the cover itself.  Returns the next step.
+        b = U(slack)
+        branch[lv] = b
+        save(2 * lv)
+        mode[lv] = TWEAKED
+        if sample:
+            degree = size[b] + 1
+            est[1] += sprod[lv] * degree
+            r = np.random.randint(0, degree)
+            if r == degree - 1:
+                est[2] += sprod[lv] * degree
+                return LEAVE
+            for q in range(r):
+                drop_option(node_opt[largest(b)])
+            sprod[lv + 1] = sprod[lv] * degree
+        return MULTI
+
     level = state[S_LEVEL]
     phase = state[S_PHASE]
     nodes_end = state[S_NODES] + node_budget
@@ -423,9 +482,13 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
                 est[0] += sprod[level]
             done = rlink[root] == root
             if done or (goal > 0 and remaining == goal):
-                # a cover, or a partial one at the goal: counted, classified when complete, buffered
+                # a cover, or a partial one at the goal: counted, classified when complete, buffered; left, or
+                # extended while an extensible cover's slack item has options in play.  Not with a goal (the
+                # splitter's): there the cover is a sub-problem, and its replay extends it, below its prefix
                 phase = LEAVE
-                if sample and done:
+                if done and slack >= 0 and goal == 0 and level >= base and size[slack] > 0:
+                    phase = extend(level)
+                elif sample and done:
                     est[2] += sprod[level]
                 status = record_cover(chosen, level, done, state, matrix, symmetry, sink)
                 if status != DONE:
@@ -495,7 +558,8 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             counted = level >= base
             if not counted:
                 x = opt_ptr[force_opt[level]]
-            elif size[b] < lo[b] - count[b]:
+            elif size[b] == 0 or size[b] < lo[b] - count[b]:
+                # (the slack item needs nothing: its branches end when it has no option left)
                 restore(2 * level)
                 phase = LEAVE
                 continue
@@ -512,7 +576,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             if count[b] == lo[b]:
                 unlist(b)
             if count[b] == hi[b]:
-                n = close(b, False)
+                n = close(b, False, 0)
             else:
                 n = drop_option(o)
             m = commit(o, x)

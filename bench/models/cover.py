@@ -4,17 +4,24 @@ Vocabulary follows Knuth: *items* are the columns, *options* the rows.  A
 :class:`Cover` built from a puzzle has
 
 * one **cell item** per open cell (items ``0 .. n_cells - 1``, in cell priority
-  order), to be covered exactly once;
+  order), to be covered exactly once (at most once for an optional cell);
 * one **shape item** per mobile shape (items ``n_cells ..``), to be covered
   exactly k times for a shape of multiplicity k, or at most k times when the
-  pieces have more volume than the open region (spare pieces);
+  pieces have more volume than the open region (spare pieces), or between
+  the bounds of its pieces' ``copies`` ranges;
 * one **option** per bounded image kept by the filters: its cells, then its
   shape item.
 
 Identical pieces are one shape item with a multiplicity, so no engine ever
 enumerates their permutations.  The matrix is stored in CSR form as flat int32
 arrays (``opt_ptr``, ``opt_items``); item multiplicities are the bounds
-``item_lo <= count <= item_hi``.  The object is immutable: arrays are
+``item_lo <= count <= item_hi``.
+
+A cover read from an exchange file (:mod:`bench.formats`) may also carry
+Knuth's *colours* (``opt_colour``, one per entry of ``opt_items``; 0 for
+none) on items that may stay uncovered (bounds 0..1, his secondary items):
+options that give such an item the same colour may share it, an option
+that gives it no colour owns it.  The object is immutable: arrays are
 read-only, and :attr:`Cover.hash` identifies the counting problem (matrix and
 symmetry tables) so that counts of different encodings are never compared.
 """
@@ -93,8 +100,9 @@ class Cover:
     item_lo, item_hi : int32[n_items]
         Each item must be covered between ``lo`` and ``hi`` times.
     n_cells : int
-        The first ``n_cells`` items are cells (bounds 1..1); the canonical
-        check and the geometric heuristics look at them only.
+        The first ``n_cells`` items are cells (bounds 1..1, or 0..1 for a
+        cell that may stay empty); the canonical check and the geometric
+        heuristics look at them only.
     item_names : tuple of str
         A name per item, for messages and output.
     symmetry : CoverSymmetry
@@ -105,6 +113,11 @@ class Cover:
         Where the cover came from, for decoding solutions.
     redundancy : Redundancy or None
         The rotational-redundancy filter applied, if any.
+    opt_colour : int32[nnz] or None
+        The colour of each entry of ``opt_items`` (0: none), or None when no
+        entry has one.
+    colour_names : tuple of str
+        The name of colour k at index k - 1.
     """
 
     opt_ptr: np.ndarray
@@ -117,6 +130,8 @@ class Cover:
     opt_image: np.ndarray | None = None
     puzzle: object = None
     redundancy: Redundancy | None = None
+    opt_colour: np.ndarray | None = None
+    colour_names: tuple[str, ...] = ()
 
     # -- construction ----------------------------------------------------------
 
@@ -169,10 +184,12 @@ class Cover:
         opt_items[is_cell] = images.cells[gather]
         opt_items[shape_slot] = n_cells + images.shape[image_ids]
         mult = np.array([s.multiplicity for s in puzzle.shapes], dtype=np.int32)
-        item_lo = np.concatenate([np.ones(n_cells, np.int32), np.zeros_like(mult) if puzzle.spare else mult])
+        least = np.array([s.minimum for s in puzzle.shapes], dtype=np.int32)
+        item_lo = np.concatenate([(~puzzle.optional_cells).astype(np.int32), least])
         item_hi = np.concatenate([np.ones(n_cells, np.int32), mult])
         names = tuple("({},{},{})".format(*map(int, c)) for c in puzzle.open_coords)
-        names += tuple(s.name if s.multiplicity == 1 else f"{s.name}*{s.multiplicity}" for s in puzzle.shapes)
+        names += tuple(f"{s.name}*{s.minimum}..{s.multiplicity}" if s.ranged and s.minimum != s.multiplicity else
+                       s.name if s.multiplicity == 1 else f"{s.name}*{s.multiplicity}" for s in puzzle.shapes)
         group = puzzle.group
         image_to_option = np.full(len(images), -1, dtype=np.int32)
         image_to_option[image_ids] = np.arange(len(image_ids), dtype=np.int32)
@@ -201,15 +218,21 @@ class Cover:
         opt_map = renumber[sym.opt_map[:, ids]]
         symmetry = CoverSymmetry.from_maps(sym.names, sym.cell_perm, opt_map)
         image = None if self.opt_image is None else _readonly(self.opt_image[ids])
+        colour = None if self.opt_colour is None else _readonly(self.opt_colour[starts])
         # a subset of a valid cover's options is valid: no second check (a millisecond per 2000 options, paid by
         # every filter and by the automatic configuration's choice)
         return Cover(_readonly(opt_ptr), _readonly(self.opt_items[starts]), self.item_lo, self.item_hi, self.n_cells,
-                     self.item_names, symmetry, image, self.puzzle, self.redundancy)
+                     self.item_names, symmetry, image, self.puzzle, self.redundancy, colour, self.colour_names)
 
     @classmethod
     def from_options(cls, options: Sequence[Sequence[int]], item_lo: Sequence[int], item_hi: Sequence[int] | None = None,
-                     n_cells: int = 0, item_names: Sequence[str] | None = None) -> "Cover":
+                     n_cells: int = 0, item_names: Sequence[str] | None = None,
+                     colours: Sequence[Sequence[int]] | None = None,
+                     colour_names: Sequence[str] = ()) -> "Cover":
         """Build a cover from plain lists, with the trivial symmetry group.
+
+        ``colours`` gives each entry of ``options`` its colour (0: none,
+        k: ``colour_names[k - 1]``), in the order the entries are given.
 
         Examples
         --------
@@ -222,13 +245,20 @@ class Cover:
         """
         lo = np.asarray(item_lo, dtype=np.int32)
         hi = lo.copy() if item_hi is None else np.asarray(item_hi, dtype=np.int32)
-        rows = [sorted(int(i) for i in opt) for opt in options]
+        if colours is None:
+            rows = [sorted((int(i), 0) for i in opt) for opt in options]
+        else:
+            if len(colours) != len(options) or any(len(c) != len(o) for o, c in zip(options, colours)):
+                raise CoverError("colours must give one colour per item of each option")
+            rows = [sorted((int(i), int(c)) for i, c in zip(opt, col)) for opt, col in zip(options, colours)]
         ptr = np.zeros(len(rows) + 1, dtype=np.int32)
         np.cumsum([len(r) for r in rows], out=ptr[1:])
-        flat = np.array([i for r in rows for i in r], dtype=np.int32)
+        flat = np.array([i for r in rows for i, _ in r], dtype=np.int32)
+        tint = np.array([c for r in rows for _, c in r], dtype=np.int32)
         names = tuple(item_names) if item_names is not None else tuple(f"i{i}" for i in range(len(lo)))
         cover = cls(_readonly(ptr), _readonly(flat), _readonly(lo), _readonly(hi), int(n_cells), names,
-                    CoverSymmetry.trivial(int(n_cells), len(rows)))
+                    CoverSymmetry.trivial(int(n_cells), len(rows)),
+                    opt_colour=_readonly(tint) if tint.any() else None, colour_names=tuple(colour_names))
         cover.validate()
         return cover
 
@@ -284,7 +314,33 @@ class Cover:
             h.update(str(a.shape).encode())
             h.update(np.ascontiguousarray(a).astype("<i4").tobytes())
         h.update(str(self.n_cells).encode())
+        if self.opt_colour is not None:
+            # only where there are colours, so every cover without them keeps its hash
+            h.update(b"colours")
+            h.update(np.ascontiguousarray(self.opt_colour).astype("<i4").tobytes())
         return h.hexdigest()[:16]
+
+    @cached_property
+    def extensible(self) -> bool:
+        """True when some option covers no item that must be covered an exact number of times (``lo == hi >= 1``).
+
+        Then a cover may hold another one (with items of bounds 1..2,
+        options {a} and {a, b} are one cover and {a, b} another), so a search
+        must go on adding options once every lower bound is met, and a
+        cover found cannot be blocked by the options it chose alone.  Every
+        puzzle's cover is not: each option covers cells, needed exactly once.
+        """
+        if self.n_options == 0:
+            return False
+        exact = (self.item_lo == self.item_hi) & (self.item_lo > 0)
+        return not bool(np.logical_or.reduceat(exact[self.opt_items], self.opt_ptr[:-1]).all())
+
+    @cached_property
+    def coloured_items(self) -> np.ndarray:
+        """The items some option gives a colour (sorted; empty without colours)."""
+        if self.opt_colour is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.unique(self.opt_items[self.opt_colour > 0]).astype(np.int64)
 
     # -- checks ------------------------------------------------------------------
 
@@ -292,10 +348,11 @@ class Cover:
         """Check the structural rules; raise :class:`CoverError` on the first broken one.
 
         Rules: CSR pointers consistent; item numbers in range and strictly
-        ascending within an option; every option covers an item that must be
-        covered at least once; no two options alike; bounds ``0 <= lo <= hi``
-        with ``hi >= 1``; cell items have bounds 1..1; symmetry tables of the
-        right size.
+        ascending within an option; no two options alike; bounds ``0 <= lo
+        <= hi`` with ``hi >= 1``; cell items have bounds 1..1; colours only
+        on items of bounds 0..1 and named; symmetry tables of the right size.
+        An option may cover only items that may stay uncovered (a cover
+        that holds another, :attr:`extensible`).
         """
         ptr, items, lo, hi = self.opt_ptr, self.opt_items, self.item_lo, self.item_hi
         for name, a, dtype in (("opt_ptr", ptr, np.int32), ("opt_items", items, np.int32), ("item_lo", lo, np.int32), ("item_hi", hi, np.int32)):
@@ -307,22 +364,35 @@ class Cover:
             raise CoverError("item_lo, item_hi and item_names must have one entry per item")
         if np.any(lo < 0) or np.any(hi < lo) or np.any(hi < 1):
             raise CoverError("item bounds must satisfy 0 <= lo <= hi and hi >= 1")
-        if not 0 <= self.n_cells <= len(lo) or np.any(lo[: self.n_cells] != 1) or np.any(hi[: self.n_cells] != 1):
-            raise CoverError("the first n_cells items must be cells with bounds 1..1")
+        if not 0 <= self.n_cells <= len(lo) or np.any(lo[: self.n_cells] > 1) or np.any(hi[: self.n_cells] != 1):
+            raise CoverError("the first n_cells items must be cells with bounds 1..1 (0..1: optional cells)")
         if len(items) and (items.min() < 0 or items.max() >= len(lo)):
             raise CoverError("an option names an item that does not exist")
         starts = np.zeros(len(items), dtype=bool)
         starts[ptr[:-1]] = True
         if np.any((np.diff(items) <= 0) & ~starts[1:]):
             raise CoverError("items must be strictly ascending within each option")
-        required = np.maximum.reduceat((lo[items] > 0).astype(np.int8), ptr[:-1]) if len(items) else np.zeros(0, np.int8)
-        if np.any(required == 0):
-            o = int(np.flatnonzero(required == 0)[0])
-            raise CoverError(f"option {o} covers only items that may stay uncovered; every option needs an item with lo >= 1")
+        colour = self.opt_colour
+        if colour is not None:
+            if colour.dtype != np.int32 or colour.shape != items.shape or colour.min() < 0:
+                raise CoverError("opt_colour must hold one non-negative int32 colour per entry of opt_items")
+            tinted = items[colour > 0]
+            if np.any(lo[tinted] != 0) or np.any(hi[tinted] != 1):
+                i = int(tinted[np.argmax((lo[tinted] != 0) | (hi[tinted] != 1))])
+                raise CoverError(f"item '{self.item_names[i]}' has a colour but bounds {lo[i]}..{hi[i]}; colours "
+                                 "belong to items of bounds 0..1 (secondary items)")
+            if colour.max() > len(self.colour_names):
+                raise CoverError(f"colour {int(colour.max())} has no name ({len(self.colour_names)} colours named)")
         if self.n_options > 1:
-            keys = sorted(self.option(o).tobytes() for o in range(self.n_options))
+            if colour is None:
+                keys = sorted(self.option(o).tobytes() for o in range(self.n_options))
+            else:
+                # the same items in other colours is another option (a tile turned on an edge-matching board)
+                keys = sorted(self.option(o).tobytes() + colour[ptr[o]:ptr[o + 1]].tobytes()
+                              for o in range(self.n_options))
             if any(a == b for a, b in zip(keys, keys[1:])):
-                raise CoverError("two options cover the same items")
+                same = "two options cover the same items"
+                raise CoverError(same + (" in the same colours" if colour is not None else ""))
         sym = self.symmetry
         if sym.cell_perm.shape != (sym.order, self.n_cells) or sym.opt_map.shape != (sym.order, self.n_options):
             raise CoverError("symmetry tables do not match the cover's cells and options")
@@ -337,13 +407,52 @@ class Cover:
         counts = np.zeros(self.n_items, dtype=np.int64)
         for o in chosen:
             counts[self.option(int(o))] += 1
-        bad = np.flatnonzero((counts < self.item_lo) | (counts > self.item_hi))
+        shared = np.zeros(self.n_items, dtype=bool)
+        if self.opt_colour is not None:
+            tints: dict[int, set] = {}
+            coloured = set(self.coloured_items.tolist())
+            for o in chosen:
+                lo_, hi_ = self.opt_ptr[int(o)], self.opt_ptr[int(o) + 1]
+                for item, tint in zip(self.opt_items[lo_:hi_], self.opt_colour[lo_:hi_]):
+                    if int(item) in coloured:
+                        tints.setdefault(int(item), set()).add(int(tint))
+            for item, seen in tints.items():
+                if counts[item] > 1 and (len(seen) > 1 or 0 in seen):
+                    return (f"item '{self.item_names[item]}' is covered {counts[item]} times with colours "
+                            f"{', '.join(self.colour_name(t) for t in sorted(seen))}; options may share an item "
+                            "only where they give it the same colour")
+                shared[item] = counts[item] > 1
+        bad = np.flatnonzero(((counts < self.item_lo) | (counts > self.item_hi)) & ~shared)
         if len(bad):
             i = int(bad[0])
             want = f"{self.item_lo[i]}" if self.item_lo[i] == self.item_hi[i] else f"{self.item_lo[i]}..{self.item_hi[i]}"
             kind = "cell item" if i < self.n_cells else "item"
             return f"{kind} '{self.item_names[i]}' is covered {counts[i]} times, expected {want}"
         return None
+
+    def colour_classes(self) -> list[tuple[int, list[int], dict[int, list[int]]]]:
+        """Per coloured item: ``(item, options that give it no colour, {colour: options that give it that colour})``.
+
+        What the encoders need for Knuth's rule: the options of one colour
+        may share the item; any other two of its options exclude each other.
+        """
+        if self.opt_colour is None:
+            return []
+        rows = np.repeat(np.arange(self.n_options), np.diff(self.opt_ptr))
+        out = []
+        for item in self.coloured_items:
+            at = np.flatnonzero(self.opt_items == item)
+            plain = [int(o) for o in rows[at][self.opt_colour[at] == 0]]
+            by_colour: dict[int, list[int]] = {}
+            for o, tint in zip(rows[at], self.opt_colour[at]):
+                if tint:
+                    by_colour.setdefault(int(tint), []).append(int(o))
+            out.append((int(item), plain, by_colour))
+        return out
+
+    def colour_name(self, colour: int) -> str:
+        """The name of colour number ``colour`` (``none`` for 0)."""
+        return "none" if colour == 0 else self.colour_names[colour - 1]
 
     def check_solution(self, options) -> None:
         """Raise :class:`CoverError` unless ``options`` is an exact cover."""

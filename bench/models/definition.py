@@ -12,7 +12,12 @@ A file holds one or more puzzles, each a ``D`` directive::
     ~D
 
 ``#`` starts a comment, blank lines between directives are ignored, and a
-UTF-8 byte-order mark at the start of the file is skipped.  Inside a layout
+UTF-8 byte-order mark at the start of the file is skipped.  Every line is
+read in Unicode normal form C, so ``Å`` typed as one character or as ``A``
+and a combining ring is one piece name; a control, format (zero-width) or
+combining character left over is an error naming its line, as it would
+draw a piece nobody can see.  A puzzle's drawings and layouts may hold at
+most :data:`MAX_BOX_CELLS` cells, as its box.  Inside a layout
 every non-blank character is one cell (``.`` is empty), horizontal white
 space is ignored, the first drawing line has y = yDim - 1, and 3-D slices are
 separated by commas, bottom slice (z = 0) first.  A blank line inside a layout
@@ -80,14 +85,16 @@ volume) happen when a :class:`~bench.models.puzzle.Puzzle` is built.
 
 from __future__ import annotations
 
+import math
 import re
-import sys
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bench.errors import BenchError, DefinitionError, UsageError
+from bench.errors import DefinitionError, UsageError
+from bench.system.files import read_input
 from bench.models.lattice import CUBIC, Lattice, get_lattice
 
 RESERVED_NAMES = frozenset({".", "#"})
@@ -97,7 +104,15 @@ STDIN_NAME = "<stdin>"
 BYTE_ORDER_MARK = "\ufeff"
 
 _POSITIVE_INT = re.compile(r"^[0-9]+$")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0e-\x1b\x7f]")
+"""ASCII control characters that are no white space (``str.isspace`` counts tab, VT, FF and \\x1c-\\x1f)."""
 _SIGNED_INT = re.compile(r"^[+-]?[0-9]+$")
+
+
+MOTIONS = ("all", "turns", "upright", "fixed")
+"""What a piece may do (``motions=``): every motion the puzzle allows, turns only (never turned over), never on its
+side (the z axis stays vertical, in 3-D), nothing but translations."""
+UNCOLOURED = "."
 
 
 @dataclass(frozen=True)
@@ -105,13 +120,26 @@ class PieceDefinition:
     """One piece as written in the file.
 
     ``cells`` are the coordinates as drawn or listed (mobile pieces are
-    normalized later); ``line`` is where the piece was defined.
+    normalized later); ``line`` is where the piece was defined.  A mobile
+    piece may carry ``copies`` (``(lo, hi)``, hi None for ``*``: as many as
+    fit), ``motions`` (one of :data:`MOTIONS`) and ``colours`` (one name per
+    cell, :data:`UNCOLOURED` for none); ``optional`` marks board cells that
+    may stay empty (``type=O``, or ``L:optional=``), which are no piece.
     """
 
     name: str
     cells: tuple[tuple[int, int, int], ...]
     stationary: bool
     line: int
+    copies: tuple[int, int | None] | None = None
+    motions: str | None = None
+    colours: tuple[str, ...] | None = None
+    optional: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """A piece as polycube has them: no colours, the puzzle's motions (copies aside)."""
+        return self.colours is None and self.motions in (None, "all")
 
 
 @dataclass(frozen=True)
@@ -126,6 +154,8 @@ class PuzzleDefinition:
     one_side: bool
     pieces: tuple[PieceDefinition, ...]
     lattice: Lattice = CUBIC
+    board_colours: tuple[tuple[tuple[int, int, int], str, int], ...] = ()
+    """``(cell, colour, line)`` for every coloured cell of the board (``K`` directives)."""
 
     @property
     def label(self) -> str:
@@ -134,22 +164,15 @@ class PuzzleDefinition:
 
 
 def read_text(path: str | Path) -> tuple[str, str]:
-    """Read a definition file (``-`` is standard input) as text.
+    """Read a definition file (``-`` is standard input) as text: a regular file, of bounded size (:func:`~bench.system.files.read_input`).
 
     Returns
     -------
     (display_name, text)
     """
     path = str(path)
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        name = STDIN_NAME
-    else:
-        name = path
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise BenchError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    name = STDIN_NAME if path == "-" else path
+    data = read_input(path, "definition file")
     try:
         return name, data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -192,12 +215,35 @@ class _Parser:
     def error(self, line: int, message: str) -> DefinitionError:
         return DefinitionError(self.path, line, message)
 
+    def visible(self, lineno: int, line: str) -> str:
+        """``line`` in normal form C, its content (before any comment) checked for characters nobody can see."""
+        if line.isascii():
+            content = line.split("#", 1)[0]
+            bad = _ASCII_CONTROL.search(content)
+            if bad:
+                raise self.error(lineno, _invisible(bad.group()))
+            return line
+        line = unicodedata.normalize("NFC", line)
+        for ch in line.split("#", 1)[0]:
+            if not ch.isascii() and not ch.isspace() and unicodedata.category(ch)[0] in "CM" and \
+                    unicodedata.category(ch) not in ("Co", "Cn"):
+                raise self.error(lineno, _invisible(ch))
+        return line
+
+    def count_cells(self, lineno: int, n: int) -> None:
+        """Add ``n`` drawn or listed cells to the puzzle's; more than a box may hold is refused at this line."""
+        self.cells += n
+        if self.cells > MAX_BOX_CELLS:
+            raise self.error(lineno, f"the puzzle's drawings and layouts hold more than the {MAX_BOX_CELLS:,} cells "
+                                     "a box may have; expected a smaller puzzle")
+
     # -- top level -----------------------------------------------------------
 
     def parse(self, text: str) -> list[PuzzleDefinition]:
         lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         if lines[-1] == "":
             lines.pop()
+        lines = [self.visible(n, line) for n, line in enumerate(lines, start=1)]
         puzzles: list[PuzzleDefinition] = []
         i = 0
         while i < len(lines):
@@ -222,8 +268,11 @@ class _Parser:
 
     def parse_puzzle(self, lines, i, lineno, header, index):
         dims, one_side, lattice = self.parse_d_header(lineno, header)
+        self.cells = 0
         pieces: list[PieceDefinition] = []
         names: dict[str, int] = {}
+        properties: list[tuple[int, dict]] = []
+        colours: list[tuple[tuple[int, int, int], str, int]] = []
 
         def add(piece: PieceDefinition) -> None:
             if piece.name in names:
@@ -239,21 +288,29 @@ class _Parser:
                 continue
             directive = content.split(":", 1)[0].strip()
             if content == "~D":
-                return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces), lattice), i
+                pieces = self.apply_properties(pieces, properties, dims)
+                return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces), lattice,
+                                        tuple(colours)), i
             if directive == "C":
                 add(self.parse_c(here, content, lattice))
+            elif directive == "P":
+                properties.append((here, self.parse_attributes(here, content, ("name", "copies", "motions"))))
+            elif directive == "K":
+                cells, i = self.parse_colours(lines, i, here, content, dims, lattice)
+                colours.extend(cells)
             elif directive == "L":
                 layout, i = self.parse_layout(lines, i, here, content, dims, lattice)
                 for piece in layout:
                     add(piece)
             elif directive == "D":
                 raise self.error(here, f"missing '~D': the puzzle begun on line {lineno} is still open")
-            elif directive == "~L":
-                raise self.error(here, "'~L' without a matching 'L' directive")
+            elif directive in ("~L", "~K"):
+                raise self.error(here, f"'{directive}' without a matching '{directive[1:]}' directive")
             elif directive.startswith("~"):
                 raise self.error(here, f"unknown terminator '{_clip(content)}'; expected '~D' alone on its line")
             else:
-                raise self.error(here, f"unknown directive '{_clip(directive)}'; expected 'C:', 'L' or '~D' inside a puzzle")
+                raise self.error(here, f"unknown directive '{_clip(directive)}'; expected 'C:', 'L', 'P:', 'K' or '~D' "
+                                       "inside a puzzle")
         raise self.error(max(1, len(lines)), f"missing '~D': the puzzle begun on line {lineno} is never closed")
 
     def parse_attributes(self, lineno, header, allowed, flags=()):
@@ -293,7 +350,8 @@ class _Parser:
             dims.append(int(value))
         if lattice.flat and dims[2] != 1:
             raise self.error(lineno, f"the {lattice.name} lattice is two-dimensional, but zDim={dims[2]}; expected zDim=1")
-        volume = int(np.prod(lattice.grid_shape(dims)))
+        # Python's integers: numpy's product wraps past 2**63 (10**9 cubed came out small enough to pass)
+        volume = math.prod(lattice.grid_shape(dims))
         if volume > MAX_BOX_CELLS:
             raise self.error(lineno, f"a {dims[0]}x{dims[1]}x{dims[2]} box has {volume:,} cells, more than the supported {MAX_BOX_CELLS:,}")
         one_side = False
@@ -309,14 +367,19 @@ class _Parser:
     # -- C directive ---------------------------------------------------------
 
     def parse_c(self, lineno, content, lattice):
-        attrs = self.parse_attributes(lineno, content, ("name", "type", "layout"))
+        attrs = self.parse_attributes(lineno, content, ("name", "type", "copies", "motions", "colours", "layout"))
         if "name" not in attrs or not attrs["name"]:
-            raise self.error(lineno, "missing piece name; expected C:name=N:[type=M|S:]layout=x y z, ...")
+            raise self.error(lineno, "missing piece name; expected C:name=N:[type=M|S|O:]layout=x y z, ...")
         name = attrs["name"]
         self.check_name(lineno, name)
         kind = attrs.get("type", "M")
-        if kind not in ("M", "S"):
-            raise self.error(lineno, f"type={_clip(kind)}; expected type=M (mobile) or type=S (stationary)")
+        if kind not in ("M", "S", "O"):
+            raise self.error(lineno, f"type={_clip(kind)}; expected type=M (mobile), type=S (stationary) or type=O "
+                                     "(optional cells of the board)")
+        if kind != "M":
+            extra = [key for key in ("copies", "motions", "colours") if key in attrs]
+            if extra:
+                raise self.error(lineno, f"{extra[0]}= belongs to mobile pieces (type=M), not to type={kind}")
         if "layout" not in attrs:
             raise self.error(lineno, f"piece '{name}' has no layout; expected layout=x y z, x y z, ...")
         cells = []
@@ -324,7 +387,9 @@ class _Parser:
         text = attrs["layout"]
         if not text.strip():
             raise self.error(lineno, f"piece '{name}' is empty; expected at least one 'x y z' triple")
-        for triple in text.split(","):
+        triples = text.split(",")
+        self.count_cells(lineno, len(triples))
+        for triple in triples:
             parts = triple.split()
             if len(parts) != 3 or not all(_SIGNED_INT.match(p) for p in parts):
                 raise self.error(lineno, f"'{_clip(triple.strip())}' in the layout of '{name}' is not a coordinate; expected three integers 'x y z' separated by spaces, triples separated by commas")
@@ -340,7 +405,116 @@ class _Parser:
         if len(off):
             cell = cells[int(off[0])]
             raise self.error(lineno, f"cell ({' '.join(map(str, cell))}) is not on the {lattice.name} lattice; expected {lattice.off_lattice_rule}")
-        return PieceDefinition(name, tuple(cells), kind == "S", lineno)
+        tints = None
+        if "colours" in attrs:
+            tints = tuple(attrs["colours"].split())
+            if len(tints) != len(cells):
+                raise self.error(lineno, f"piece '{name}' has {len(cells)} cells but {len(tints)} colours; expected "
+                                         f"one colour per cell of the layout, in its order ({UNCOLOURED} for none)")
+            if all(t == UNCOLOURED for t in tints):
+                tints = None
+        return PieceDefinition(name, tuple(cells), kind == "S", lineno, self.copies(lineno, attrs),
+                               self.motions(lineno, attrs), tints, kind == "O")
+
+    def copies(self, lineno, attrs):
+        """``copies=K``, ``copies=A..B`` or ``copies=*`` as ``(lo, hi)`` (hi None for ``*``); None when not given."""
+        if "copies" not in attrs:
+            return None
+        text = attrs["copies"]
+        if text == "*":
+            return (0, None)
+        low, dots, high = text.partition("..")
+        if not dots:
+            low = high = text
+        if not _POSITIVE_INT.match(low) or not (_POSITIVE_INT.match(high) or (dots and high == "*")):
+            raise self.error(lineno, f"copies={_clip(text)}; expected a count (copies=2), a range (copies=0..3, "
+                                     "copies=1..*) or copies=* (any number)")
+        lo, hi = int(low), None if high == "*" else int(high)
+        if hi is not None and (hi < lo or hi == 0):
+            raise self.error(lineno, f"copies={text}; expected lo..hi with lo <= hi and hi >= 1")
+        return (lo, hi)
+
+    def motions(self, lineno, attrs):
+        """``motions=`` checked; None when not given."""
+        if "motions" not in attrs:
+            return None
+        if attrs["motions"] not in MOTIONS:
+            raise self.error(lineno, f"motions={_clip(attrs['motions'])}; expected one of {', '.join(MOTIONS)}")
+        return attrs["motions"]
+
+    def apply_properties(self, pieces, properties, dims):
+        """The pieces with their ``P:`` lines applied (copies and motions of drawn pieces)."""
+        from dataclasses import replace
+
+        by_name = {p.name: k for k, p in enumerate(pieces)}
+        pieces = list(pieces)
+        done: dict[str, int] = {}
+        for lineno, attrs in properties:
+            name = attrs.get("name")
+            if not name:
+                raise self.error(lineno, "missing piece name; expected P:name=N[:copies=..][:motions=..]")
+            if name not in by_name or pieces[by_name[name]].stationary or pieces[by_name[name]].optional:
+                raise self.error(lineno, f"P:name={_clip(name)}: no mobile piece of that name in this puzzle")
+            if name in done:
+                raise self.error(lineno, f"piece '{name}' already has a P: line (line {done[name]})")
+            done[name] = lineno
+            piece = pieces[by_name[name]]
+            changes = {}
+            for key in ("copies", "motions"):
+                if key in attrs:
+                    if getattr(piece, key) is not None:
+                        raise self.error(lineno, f"piece '{name}' already gives {key}= on line {piece.line}")
+                    changes[key] = getattr(self, key)(lineno, attrs)
+            pieces[by_name[name]] = replace(piece, **changes)
+        return pieces
+
+    def parse_colours(self, lines, i, lineno, header, dims, lattice):
+        """A ``K`` directive: board colours, listed (``K:colour=C:layout=x y z, ...``) or drawn (``K`` ... ``~K``)."""
+        attrs = self.parse_attributes(lineno, header, ("colour", "layout"))
+        if attrs:
+            if "colour" not in attrs or "layout" not in attrs:
+                raise self.error(lineno, "expected K:colour=C:layout=x y z, ... (or K alone, then a drawing and ~K)")
+            colour = attrs["colour"]
+            if not colour or colour == UNCOLOURED or any(ch.isspace() for ch in colour):
+                raise self.error(lineno, f"colour={_clip(colour)}; expected a colour name without white space")
+            listed = self.parse_c(lineno, f"C:name=K:type=S:layout={attrs['layout']}", lattice)
+            return [(cell, colour, lineno) for cell in listed.cells], i
+        rows, i = self.drawing_rows(lines, i, lineno, "~K", "colour drawing")
+        while rows and not rows[-1][1]:
+            rows.pop()
+        self.check_whole_box(lineno, rows, dims, "colour drawing")
+        cells = []
+        for row_index, (ln, slices) in enumerate(rows):
+            y = dims[1] - 1 - row_index
+            for z, tokens in enumerate(slices):
+                for k, ch in enumerate(tokens):
+                    if ch != UNCOLOURED:
+                        cells.append((lattice.drawn_cell(y, z, k), ch, ln))
+        return cells, i
+
+    def drawing_rows(self, lines, i, lineno, end, what):
+        """The rows of a drawing begun on line ``lineno``, up to ``end`` (``~L``, ``~K``): ``(rows, next line)``.
+
+        A row is ``(line, slices)``, each slice its cells' characters; a
+        line holding only a comment is no row, a blank line an empty one.
+        """
+        rows: list[tuple[int, list[list[str]]]] = []
+        while i < len(lines):
+            here = i + 1
+            raw = lines[i]
+            i += 1
+            content = _strip_comment(raw)
+            if not content and raw.strip():
+                continue  # a comment line: not a drawing row
+            if content == end:
+                return rows, i
+            if content in ("~D", "~L", "~K"):
+                raise self.error(here, f"missing '{end}': the {what} begun on line {lineno} is still open at "
+                                       f"'{content}'")
+            slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
+            self.count_cells(here, sum(map(len, slices)))
+            rows.append((here, slices))
+        raise self.error(max(1, len(lines)), f"missing '{end}': the {what} begun on line {lineno} is never closed")
 
     def check_name(self, lineno, name):
         if name in RESERVED_NAMES:
@@ -351,44 +525,35 @@ class _Parser:
     # -- L directive ---------------------------------------------------------
 
     def parse_layout(self, lines, i, lineno, header, dims, lattice):
-        attrs = self.parse_attributes(lineno, header, ("stationary",))
+        attrs = self.parse_attributes(lineno, header, ("stationary", "optional"))
         stationary = attrs.get("stationary", "").split()
-        for name in stationary:
+        optional = attrs.get("optional", "").split()
+        for name in stationary + optional:
             if name in RESERVED_NAMES:
                 raise self.error(lineno, f"the piece name '{name}' is reserved; choose another name")
         if len(set(stationary)) != len(stationary):
             raise self.error(lineno, "a stationary piece is listed twice")
-        rows: list[tuple[int, list[list[str]]]] = []
-        while i < len(lines):
-            here = i + 1
-            raw = lines[i]
-            i += 1
-            content = _strip_comment(raw)
-            if not content and raw.strip():
-                continue  # a comment line: not a drawing row
-            if content == "~L":
-                return self.layout_pieces(lineno, rows, stationary, dims, lattice), i
-            if content == "~D":
-                raise self.error(here, f"missing '~L': the layout begun on line {lineno} is still open at '~D'")
-            slices = [[ch for ch in part if not ch.isspace()] for part in content.split(",")] if content else []
-            rows.append((here, slices))
-        raise self.error(max(1, len(lines)), f"missing '~L': the layout begun on line {lineno} is never closed")
+        if len(set(optional)) != len(optional) or set(optional) & set(stationary):
+            raise self.error(lineno, "a name is listed twice in stationary= and optional=")
+        rows, i = self.drawing_rows(lines, i, lineno, "~L", "layout")
+        return self.layout_pieces(lineno, rows, stationary, dims, lattice, optional), i
 
-    def check_whole_box(self, lineno, rows, dims):
+    def check_whole_box(self, lineno, rows, dims, what="drawing of stationary pieces"):
         """A drawing with stationary pieces places them by their rows and slices: it must show the whole box."""
         if len(rows) != dims[1]:
-            raise self.error(lineno, f"the drawing of stationary pieces has {len(rows)} rows but yDim={dims[1]}; "
+            raise self.error(lineno, f"the {what} has {len(rows)} rows but yDim={dims[1]}; "
                                      f"expected one row per y, the first y = {dims[1] - 1} (a comment line is no row)")
         for ln, slices in rows:
             if slices and len(slices) != dims[2]:
-                raise self.error(ln, f"this row of a drawing of stationary pieces has {len(slices)} slices but "
+                raise self.error(ln, f"this row of a {what} has {len(slices)} slices but "
                                      f"zDim={dims[2]}; expected {dims[2]} comma-separated slices, bottom first")
 
-    def layout_pieces(self, lineno, rows, stationary, dims, lattice):
+    def layout_pieces(self, lineno, rows, stationary, dims, lattice, optional=()):
         while rows and not rows[-1][1]:
             rows.pop()
-        if stationary:
-            self.check_whole_box(lineno, rows, dims)
+        if stationary or optional:
+            self.check_whole_box(lineno, rows, dims, "drawing of stationary pieces" if stationary else
+                                 "drawing of optional cells")
         common = None
         for row_index, (ln, slices) in enumerate(rows):
             if not slices:
@@ -414,10 +579,22 @@ class _Parser:
                         continue
                     cells.setdefault(ch, []).append(lattice.drawn_cell(y, z, k))
                     first_seen.setdefault(ch, ln)
-        for name in stationary:
+        for name in stationary + list(optional):
             if name not in cells:
-                raise self.error(lineno, f"stationary piece '{_clip(name)}' does not appear in the drawing; expected its cells in the layout")
-        return [PieceDefinition(name, tuple(cells[name]), name in stationary, first_seen[name]) for name in cells]
+                raise self.error(lineno, f"{'stationary piece' if name in stationary else 'optional cells'} "
+                                         f"'{_clip(name)}' does not appear in the drawing; expected its cells in the layout")
+        return [PieceDefinition(name, tuple(cells[name]), name in stationary, first_seen[name], optional=name in optional)
+                for name in cells]
+
+
+def _invisible(ch: str) -> str:
+    """What is wrong with a character nobody sees drawn (:meth:`_Parser.visible`)."""
+    kind = ("combining character" if unicodedata.category(ch)[0] == "M" else
+            "invisible character" if unicodedata.category(ch) == "Cf" else "control character")
+    name = unicodedata.name(ch, "")
+    return (f"{kind} U+{ord(ch):04X}{f' ({name})' if name else ''}"
+            + (" that combines with no character before it" if kind == "combining character" else "")
+            + "; expected visible characters (piece names and cells are what is drawn)")
 
 
 def _clip(text: str, width: int = 40) -> str:

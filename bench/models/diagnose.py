@@ -83,16 +83,20 @@ def unsolvable_reasons(cover) -> list[str]:
     reasons = []
     covered = np.zeros(cover.n_items, dtype=np.int64)
     np.add.at(covered, cover.opt_items, 1)
-    bare = np.flatnonzero(covered[: cover.n_cells] == 0)
+    bare = np.flatnonzero((covered[: cover.n_cells] == 0) & (cover.item_lo[: cover.n_cells] > 0))
     if len(bare):
         reasons.append(f"{len(bare)} open cell(s) no piece can cover: {_describe_cells(cover.item_names, bare)}")
     for k in range(cover.n_cells, cover.n_items):
         if covered[k] < cover.item_lo[k]:
             shape = puzzle.shapes[k - cover.n_cells] if puzzle is not None else None
             what = f"piece {' '.join(shape.names)}" if shape else f"item {cover.item_names[k]}"
-            where = "fits nowhere in the open region" if covered[k] == 0 else f"has only {covered[k]} placement(s) for {cover.item_lo[k]} copies"
+            if shape is None:
+                where = f"is in {covered[k]} option(s) but must be covered {cover.item_lo[k]} time(s)"
+            else:
+                where = "fits nowhere in the open region" if covered[k] == 0 else f"has only {covered[k]} placement(s) for {cover.item_lo[k]} copies"
             reasons.append(f"{what} {where}")
-    if puzzle is None or reasons:
+    if puzzle is None or reasons or puzzle.has_optional_cells:
+        # the volume and parity proofs count on every open cell being filled
         return reasons
     target = puzzle.parity
     if puzzle.spare:

@@ -16,7 +16,9 @@ of a file), and every unique count names its convention
 
 ``rotations`` counts up to the motions the pieces make (a flat puzzle's
 turns and flips, a 3-D puzzle's rotations); ``mirror`` up to reflections
-too, where a reflection maps the piece set onto itself.  A flat puzzle's
+too, where a reflection maps the piece set onto itself; ``none`` assumes no
+symmetry (a matrix read from Knuth's format: ``unique_none`` equals
+``total``, and ``group_none = 1``).  A flat puzzle's
 group holds its plane's reflections under both, so its counts are
 ``unique_mirror`` (polycube's convention: flips of a one-sided set closed
 under mirroring count).  ``group_C`` without ``unique_C`` records the group
@@ -48,6 +50,7 @@ from pathlib import Path
 
 from bench.errors import BenchError
 from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, CONVENTIONS
+from bench.system.files import read_input
 
 FILE_NAME = "expected.toml"
 LEGACY = "legacy"
@@ -124,7 +127,7 @@ def _parse(path: Path, key: str, entry) -> Recorded:
         if group is not None:
             unique[convention] = (count, group)
     if not unique:
-        raise BenchError(f"{where}: missing field 'group_{CONVENTION_ROTATIONS}' or 'group_{CONVENTION_MIRROR}' "
+        raise BenchError(f"{where}: missing field {' or '.join(repr(f'group_{c}') for c in CONVENTIONS)} "
                          f"(the order of the group the counts refer to)")
     if LEGACY in unique and len(unique) > 1:
         raise BenchError(f"{where}: give unique/group or unique_<convention>/group_<convention>, not both")
@@ -142,8 +145,10 @@ def _read(directory: str) -> tuple[dict[str, Recorded], dict[str, str]]:
     if not path.exists():
         return {}, {}
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_input(path, "expected-counts file").decode("utf-8"))
+    except BenchError as exc:
+        raise BenchError(f"{exc} (expected counts)") from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise BenchError(f"{path}: cannot read expected counts: {exc}") from None
     out: dict[str, Recorded] = {}
     problems: dict[str, str] = {}

@@ -65,6 +65,7 @@ def volume_filter(cover):
     puzzle = cover.puzzle
     if puzzle is None or cover.n_options == 0:
         return cover, 0
+    puzzle.require_filled("the volume filter")
     sizes = np.array([s.size for s in puzzle.shapes], dtype=np.int64)
     counts = np.array([s.multiplicity for s in puzzle.shapes], dtype=np.int64)
     limit = cover.n_cells
@@ -82,6 +83,7 @@ def parity_filter(cover):
     """The cover without the options after which the region's parity is out of reach; returns ``(cover, removed)``."""
     if cover.puzzle is None or cover.n_options == 0:
         return cover, 0
+    cover.puzzle.require_filled("the parity filter")
     monitor = parity_monitor(cover.puzzle)
     parity, shape = option_parities(cover)
     column = monitor.target - parity + monitor.offset

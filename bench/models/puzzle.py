@@ -25,7 +25,7 @@ from functools import cached_property
 import numpy as np
 
 from bench.errors import DefinitionError
-from bench.models.definition import PieceDefinition, PuzzleDefinition, parse_file
+from bench.models.definition import UNCOLOURED, PieceDefinition, PuzzleDefinition, parse_file
 from bench.models.lattice import Lattice
 from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, SymmetryGroup
 
@@ -55,6 +55,16 @@ class Shape:
         Magnitude of the checkerboard parity (black minus white cells).
     stationary : int
         Number of stationary pieces with the same shape.
+    minimum : int
+        How many of its pieces every solution uses (the multiplicity unless
+        the pieces have ``copies`` ranges or are spare).
+    motions : str
+        What the pieces may do (:data:`~bench.models.definition.MOTIONS`).
+    colours : tuple of ndarray or None
+        Per orientation, the colour number of each cell (-1: none; names in
+        :attr:`Puzzle.colour_names`); None when the pieces have no colours.
+    ranged : bool
+        Some piece of the shape gives ``copies``.
     """
 
     index: int
@@ -63,6 +73,22 @@ class Shape:
     orientations: tuple[np.ndarray, ...]
     parity: int
     stationary: int
+    minimum: int = -1
+    motions: str = "all"
+    colours: tuple[np.ndarray, ...] | None = None
+    ranged: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """Pieces as polycube has them: no colours, the puzzle's motions."""
+        return self.colours is None and self.motions == "all"
+
+    @property
+    def cell_colours(self) -> np.ndarray | None:
+        """The colours of :attr:`cells` (the canonical orientation), or None without colours."""
+        if self.colours is None:
+            return None
+        return next(t for o, t in zip(self.orientations, self.colours) if o is self.cells)
 
     @property
     def name(self) -> str:
@@ -129,6 +155,9 @@ class Puzzle:
     (:attr:`convention`).
     """
 
+    geometric = True
+    """A puzzle has cells, pieces and a symmetry group (a matrix read from an exchange file has none)."""
+
     def __init__(self, definition: PuzzleDefinition, mirror: bool = False):
         self.definition = definition
         self.lattice: Lattice = definition.lattice
@@ -169,10 +198,21 @@ class Puzzle:
         box_to_open = np.full(self.box_cells, -1, dtype=np.int32)
         box_to_open[self.open_box] = np.arange(len(self.open_box), dtype=np.int32)
         self.box_to_open = _readonly(box_to_open)
+        self.optional_cells = _readonly(self._optional_cells())
+        self.colour_names: tuple[str, ...] = tuple(dict.fromkeys(
+            [c for _, c, _ in definition.board_colours] +
+            [c for p in definition.pieces if p.colours for c in p.colours if c != UNCOLOURED]))
+        self.cell_colour = _readonly(self._board_colours())
+        self.ranged = any(p.copies is not None for p in definition.pieces if not p.stationary and not p.optional)
         self.shapes: tuple[Shape, ...] = self._classify()
         mobile_volume = sum(s.size * s.multiplicity for s in self.shapes)
-        if mobile_volume < self.n_open:
-            raise DefinitionError(definition.path, definition.line, f"the mobile pieces have volume {mobile_volume} but the box has {self.n_open} open cells; expected at least {self.n_open} cells of mobile pieces")
+        needed = self.n_open - int(self.optional_cells.sum())
+        if mobile_volume < needed:
+            what = "open cells" if needed == self.n_open else "open cells that must be filled"
+            raise DefinitionError(definition.path, definition.line, f"the mobile pieces have volume {mobile_volume} but the box has {needed} {what}; expected at least {needed} cells of mobile pieces")
+        least = sum(s.size * s.minimum for s in self.shapes)
+        if least > self.n_open:
+            raise DefinitionError(definition.path, definition.line, f"the pieces every solution needs (copies=) have volume {least} but the box has {self.n_open} open cells; expected at most {self.n_open}")
         self.mobile_volume = mobile_volume
 
     @classmethod
@@ -199,8 +239,76 @@ class Puzzle:
 
     @property
     def spare(self) -> bool:
-        """True when the pieces' volume exceeds the open volume."""
-        return self.mobile_volume > self.n_open
+        """True when a solution may leave pieces unused: their volume exceeds the open volume, or ``copies`` ranges."""
+        return any(s.minimum < s.multiplicity for s in self.shapes)
+
+    @property
+    def has_optional_cells(self) -> bool:
+        """True when some open cells may stay empty (``type=O``, ``L:optional=``)."""
+        return bool(self.optional_cells.any())
+
+    @property
+    def plain(self) -> bool:
+        """True for a puzzle as polycube has them: no colours, no optional cells, every piece the puzzle's motions.
+
+        Copies and spare pieces are plain: the symmetry group, the filters
+        and FILA treat them as before.
+        """
+        return not self.has_optional_cells and not self.colour_names and all(s.plain for s in self.shapes)
+
+    def require_filled(self, what: str) -> None:
+        """Refuse ``what`` (a filter or trigger that counts on every open cell being filled) for optional cells.
+
+        Raises
+        ------
+        UsageError
+            When some open cell may stay empty.
+        """
+        if self.has_optional_cells:
+            from bench.errors import UsageError
+
+            raise UsageError(f"{what} assumes every open cell is filled, and this puzzle has {int(self.optional_cells.sum())} "
+                             "cells that may stay empty; leave it out (the fit filter knows them)")
+
+    def _optional_cells(self) -> np.ndarray:
+        """Per open cell, True when it may stay empty."""
+        optional = np.zeros(self.n_open, dtype=bool)
+        bounds = np.array(self.grid_dims)
+        seen: dict[int, str] = {}
+        for piece in self.definition.pieces:
+            if not piece.optional:
+                continue
+            coords = np.array(piece.cells, dtype=np.int64).reshape(-1, 3)
+            inside = np.all((coords >= 0) & (coords < bounds), axis=1)
+            box = np.where(inside, self.grid_to_box[self._flat_index(np.where(inside[:, None], coords, 0))], -1)
+            cells = np.where(box >= 0, self.box_to_open[np.maximum(box, 0)], -1)
+            for cell, c, b in zip(coords, cells, box):
+                where = "outside the box" if b < 0 else "on a stationary piece"
+                if c < 0:
+                    raise DefinitionError(self.definition.path, piece.line, f"optional cell ({' '.join(map(str, cell))}) "
+                                          f"of '{piece.name}' is {where}; expected an open cell of the board")
+                if int(c) in seen:
+                    raise DefinitionError(self.definition.path, piece.line, f"cell ({' '.join(map(str, cell))}) is "
+                                          f"listed as optional twice ('{seen[int(c)]}' and '{piece.name}')")
+                seen[int(c)] = piece.name
+            optional[cells] = True
+        return optional
+
+    def _board_colours(self) -> np.ndarray:
+        """Per box cell, its colour number (-1: none)."""
+        colour = np.full(self.box_cells, -1, dtype=np.int32)
+        bounds = np.array(self.grid_dims)
+        index = {c: k for k, c in enumerate(self.colour_names)}
+        for cell, name, line in self.definition.board_colours:
+            coords = np.array(cell, dtype=np.int64)
+            box = int(self.box_index(coords[None, :])[0]) if np.all((coords >= 0) & (coords < bounds)) else -1
+            if box < 0:
+                raise DefinitionError(self.definition.path, line, f"coloured cell ({' '.join(map(str, cell))}) is "
+                                      "outside the box; expected a cell of the board")
+            if colour[box] >= 0 and colour[box] != index[name]:
+                raise DefinitionError(self.definition.path, line, f"cell ({' '.join(map(str, cell))}) has two colours")
+            colour[box] = index[name]
+        return colour
 
     @property
     def name(self) -> str:
@@ -301,7 +409,9 @@ class Puzzle:
         # cost one key, not 64,000 times the motions
         keys: dict = {}
 
-        def key_of(piece: PieceDefinition) -> bytes:
+        def key_of(piece: PieceDefinition):
+            if not piece.plain:
+                return self.shape_key(np.array(piece.cells), self._tints(piece), piece.motions)
             if piece.cells not in keys:
                 drawn = _key(self.lattice.normalize(np.array(piece.cells)))
                 if drawn not in keys:
@@ -309,22 +419,94 @@ class Puzzle:
                 keys[piece.cells] = keys[drawn]
             return keys[piece.cells]
 
-        groups: dict[bytes, list[PieceDefinition]] = {}
+        groups: dict = {}
         for piece in self.definition.pieces:
-            if not piece.stationary:
+            if not piece.stationary and not piece.optional:
                 groups.setdefault(key_of(piece), []).append(piece)
         stationary_keys = [key_of(p) for p in self.stationary]
         ordered = sorted(groups.items(), key=lambda kv: min(p.name for p in kv[1]))
+        # spare pieces, as polycube has them: more volume than the open cells, no piece giving copies
+        spare = not self.ranged and sum(len(p.cells) for ps in groups.values() for p in ps) > self.n_open
         shapes = []
         for index, (key, pieces) in enumerate(ordered):
-            names = tuple(sorted(p.name for p in pieces))
-            orients = self.orientations_of(np.array(pieces[0].cells))
-            canonical = min(orients, key=_key)
-            colour = self.lattice.colour(canonical)
+            first = pieces[0]
+            names, lo = [], 0
+            for piece in sorted(pieces, key=lambda p: p.name):
+                a, b = piece.copies or (1, 1)
+                b = max(a, self.n_open // len(piece.cells)) if b is None else b
+                lo += a
+                names += [piece.name] + [f"{piece.name}.{k}" for k in range(2, b + 1)]
+            if first.plain:
+                orients, tints = self.orientations_of(np.array(first.cells)), None
+            else:
+                orients, tints = self.coloured_orientations(np.array(first.cells), self._tints(first), first.motions)
+            pick = min(range(len(orients)), key=lambda k: (_key(orients[k]), b"" if tints is None else tints[k].tobytes()))
+            canonical = orients[pick] if orients else np.zeros((0, 3), np.int64)
+            colour = self.lattice.colour(canonical) if orients else None
             parity = 0 if colour is None else abs(int(colour.sum()))
-            shapes.append(Shape(index, names, _readonly(canonical), tuple(_readonly(o) for o in orients),
-                                parity, stationary_keys.count(key)))
+            shapes.append(Shape(index, tuple(names), _readonly(canonical), tuple(_readonly(o) for o in orients),
+                                parity, stationary_keys.count(key), 0 if spare else lo, first.motions or "all",
+                                None if tints is None else tuple(_readonly(t) for t in tints),
+                                any(p.copies is not None for p in pieces)))
         return tuple(shapes)
+
+    def _tints(self, piece: PieceDefinition) -> np.ndarray:
+        """The colour number of each cell of a piece as defined (-1: none)."""
+        if piece.colours is None:
+            return np.full(len(piece.cells), -1, dtype=np.int64)
+        index = {c: k for k, c in enumerate(self.colour_names)}
+        return np.array([index.get(c, -1) for c in piece.colours], dtype=np.int64)
+
+    def piece_motions(self, motions: str | None) -> np.ndarray:
+        """The lattice motions a piece with ``motions=`` may undergo in this puzzle (a subgroup of :meth:`allowed_motions`)."""
+        allowed = self.allowed_motions()
+        lattice = self.lattice
+        keep = []
+        for m in allowed:
+            g = lattice.motions[int(m)].matrix
+            z_kept = not g[2, :2].any() and not g[:2, 2].any()
+            if motions == "fixed":
+                ok = int(m) == 0
+            elif motions == "turns":
+                ok = lattice.is_proper(g) and (lattice.flat or g[2, 2] == 1 or not self.planar)
+            elif motions == "upright":
+                ok = z_kept
+            else:
+                ok = True
+            if ok:
+                keep.append(int(m))
+        return np.array(keep, dtype=np.int64)
+
+    def coloured_orientations(self, cells: np.ndarray, tints: np.ndarray, motions: str | None):
+        """Distinct orientations of a piece with colours or restricted motions: ``(cells list, colours list)``.
+
+        Each orientation's rows are in lexicographic order, its colours
+        following them; two orientations are one when both agree.  In a flat
+        puzzle of a 3-D lattice the piece must be drawn in the layer.
+        """
+        cells = np.asarray(cells, dtype=np.int64)
+        if self.planar and not self.lattice.flat and np.ptp(cells[:, 2]):
+            raise DefinitionError(self.definition.path, self.definition.line, "a piece with colours or motions= in "
+                                  "a flat puzzle must be drawn in its layer (one z)")
+        seen: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+        for m in self.piece_motions(motions):
+            moved = self.lattice.apply(int(m), cells)
+            moved = moved - self.lattice.canonical_shift(moved)
+            order = np.lexsort(moved.T[::-1])
+            o, t = moved[order], tints[order]
+            seen.setdefault(o.tobytes() + t.tobytes(), (o, t))
+        return [o for o, _ in seen.values()], [t for _, t in seen.values()]
+
+    def shape_key(self, cells: np.ndarray, tints: np.ndarray | None, motions: str | None):
+        """Equal for two pieces exactly when they have the same images: the same cells and colours up to their motions.
+
+        A plain piece's key is :meth:`canonical_key`'s.
+        """
+        if (tints is None or (tints < 0).all()) and motions in (None, "all"):
+            return self.canonical_key(cells)
+        tints = np.full(len(cells), -1, dtype=np.int64) if tints is None else tints
+        orients, colours = self.coloured_orientations(cells, tints, motions)
+        return (motions or "all", min(o.tobytes() + t.tobytes() for o, t in zip(orients, colours)))
 
     # -- images --------------------------------------------------------------
 
@@ -335,6 +517,9 @@ class Puzzle:
         moving = self.lattice.translation_axes.astype(bool)
         shape_ids, orient_ids, rows = [], [], []
         for shape in self.shapes:
+            # two coloured orientations that lie on the same cells are one placement (colours only say where a piece
+            # may lie): the first is kept
+            placed_cells: set[bytes] = set()
             for o, cells in enumerate(shape.orientations):
                 low = np.where(moving, -cells.min(axis=0), 0)
                 high = np.where(moving, grid - 1 - cells.max(axis=0), 0)
@@ -346,6 +531,16 @@ class Puzzle:
                 placed = self.box_index(shifts[:, None, :] + cells[None, :, :])
                 open_idx = np.where(placed >= 0, self.box_to_open[np.maximum(placed, 0)], -1)
                 ok = np.all(open_idx >= 0, axis=1)
+                if shape.colours is not None:
+                    # a coloured cell of the piece covers a board cell of its colour only
+                    tint = shape.colours[o]
+                    board = self.cell_colour[np.maximum(placed, 0)]
+                    ok &= np.all((tint[None, :] < 0) | (board == tint[None, :]), axis=1)
+                if shape.colours is not None:
+                    for k in np.flatnonzero(ok):
+                        key = np.sort(open_idx[k]).tobytes()
+                        ok[k] = key not in placed_cells
+                        placed_cells.add(key)
                 if not ok.any():
                     continue
                 # cells are sorted in priority order and translation keeps that order
@@ -384,11 +579,24 @@ class Puzzle:
 def load(path, mirror: bool = False) -> list[Puzzle]:
     """Read every puzzle of a definition file (``-`` for standard input); ``mirror`` as for :class:`Puzzle`.
 
+    A matrix in an exchange format (``*.xcc``, ``*.dlx``, ``*.json``) is
+    read as one :class:`~bench.formats.matrix.Matrix`.
+
     Examples
     --------
     >>> import bench
     >>> [p] = bench.load("defs/pentominoes_10x6.txt")
     >>> p.dims, len(p.shapes), len(p.images)
     ((10, 6, 1), 12, 2056)
+    >>> [m] = bench.load("defs/queens_8.xcc")
+    >>> m.cover.n_options, m.convention
+    (64, 'none')
     """
+    from bench.formats import matrix_format
+
+    fmt = matrix_format(str(path))
+    if fmt is not None:
+        from bench.formats.matrix import load_matrix
+
+        return [load_matrix(str(path), fmt)]
     return [Puzzle.from_definition(d, mirror) for d in parse_file(path)]

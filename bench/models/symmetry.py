@@ -72,7 +72,28 @@ CONVENTION_ROTATIONS = "rotations"
 """Unique counts up to the motions the pieces make: 3-D rotations (in a flat puzzle its turns and flips)."""
 CONVENTION_MIRROR = "mirror"
 """Unique counts up to rotations and reflections, a reflection counting when it maps the piece set onto itself."""
-CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR)
+CONVENTION_NONE = "none"
+"""No symmetry assumed: unique = total = covers (a matrix read from an exchange file, :mod:`bench.formats.matrix`)."""
+CONVENTIONS = (CONVENTION_ROTATIONS, CONVENTION_MIRROR, CONVENTION_NONE)
+
+
+def _map_images(images, cell_perm: np.ndarray, shape_perm: np.ndarray) -> np.ndarray:
+    """``int32[elements, n_images]``: the image each element (cell and shape permutations) turns each image into, -1
+    where the moved cells are no image of the shape it goes to."""
+    out = np.full((len(cell_perm), len(images)), -1, dtype=np.int32)
+    sizes = np.diff(images.ptr)
+    for size in np.unique(sizes):
+        ids = np.flatnonzero(sizes == size)
+        rows = images.rows(ids)
+        shapes = images.shape[ids].astype(np.int64)
+        reference = np.column_stack([shapes, rows])
+        for g in range(len(cell_perm)):
+            moved = np.sort(cell_perm[g][rows], axis=1)
+            query = np.column_stack([shape_perm[g][shapes], moved])
+            found = match_rows(reference, query)
+            out[g, ids] = np.where(found >= 0, ids[found], -1)
+    return out
+
 
 @dataclass(frozen=True, eq=False)
 class SymmetryGroup:
@@ -113,7 +134,8 @@ class SymmetryGroup:
             candidates = np.arange(len(lattice.motions))
         cells = puzzle.open_coords
         home = lattice.canonical_shift(cells) if len(cells) else np.zeros(3, dtype=np.int64)
-        keys = {puzzle.canonical_key(s.cells): s.index for s in puzzle.shapes}
+        keys = {cls._key(puzzle, s, s.cells): s.index for s in puzzle.shapes}
+        board = puzzle.cell_colour[puzzle.open_box]
         # a motion a piece may undergo maps every piece onto its own shape (the keys are minima over those
         # motions, which form a group): only the others need the keys of the moved pieces
         own = {int(m) for m in puzzle.allowed_motions()}
@@ -128,13 +150,20 @@ class SymmetryGroup:
             perm = puzzle.open_index(moved)
             if np.any(perm < 0) or perm.tobytes() in seen:
                 continue
+            # the cells that may stay empty and the board's colours go onto themselves
+            if np.any(puzzle.optional_cells[perm] != puzzle.optional_cells) or np.any(board[perm] != board):
+                continue
             shape_perm = []
             for shape in puzzle.shapes:
-                target = shape.index if m in own else keys.get(puzzle.canonical_key(lattice.apply(m, shape.cells)))
-                if target is None or puzzle.shapes[target].multiplicity != shape.multiplicity:
+                moved_shape = lattice.apply(m, shape.cells)
+                target = shape.index if m in own and shape.plain else keys.get(cls._key(puzzle, shape, moved_shape))
+                if target is None or (puzzle.shapes[target].multiplicity, puzzle.shapes[target].minimum) != \
+                        (shape.multiplicity, shape.minimum):
                     break
                 shape_perm.append(target)
             else:
+                if not puzzle.plain and not cls._keeps_images(puzzle, perm, shape_perm):
+                    continue
                 seen.add(perm.tobytes())
                 motions.append(m)
                 names.append(lattice.describe(lattice.motions[m]))
@@ -147,23 +176,27 @@ class SymmetryGroup:
         return cls(puzzle, _readonly(np.array(motions, dtype=np.int64)), tuple(names),
                    _readonly(cell_perm), _readonly(shape_perm))
 
+    @staticmethod
+    def _key(puzzle, shape, cells) -> object:
+        """The key of ``cells`` moved from ``shape``: :meth:`~bench.models.puzzle.Puzzle.shape_key` with its colours and motions.
+
+        Moving the canonical orientation keeps its rows in order, so its
+        colours (those of orientation 0) stay with them.
+        """
+        if shape.plain:
+            return puzzle.canonical_key(cells)
+        return puzzle.shape_key(cells, shape.cell_colours, shape.motions)
+
+    @staticmethod
+    def _keeps_images(puzzle, perm: np.ndarray, shape_perm: list[int]) -> bool:
+        """True when the element maps every bounded image onto a bounded image (pieces whose colours or motions
+        a motion of the region alone need not respect)."""
+        return bool((_map_images(puzzle.images, perm[None, :], np.array([shape_perm], dtype=np.int32)) >= 0).all())
+
     @cached_property
     def image_map(self) -> np.ndarray:
         """``int32[order, n_images]``: the image each element turns each image into."""
-        images = self.puzzle.images
-        n = len(images)
-        out = np.full((self.order, n), -1, dtype=np.int32)
-        sizes = np.diff(images.ptr)
-        for size in np.unique(sizes):
-            ids = np.flatnonzero(sizes == size)
-            rows = images.rows(ids)
-            shapes = images.shape[ids].astype(np.int64)
-            reference = np.column_stack([shapes, rows])
-            for g in range(self.order):
-                moved = np.sort(self.cell_perm[g][rows], axis=1)
-                query = np.column_stack([self.shape_perm[g][shapes], moved])
-                found = match_rows(reference, query)
-                out[g, ids] = np.where(found >= 0, ids[found], -1)
+        out = _map_images(self.puzzle.images, self.cell_perm, self.shape_perm)
         if np.any(out < 0):
             raise AssertionError("a symmetry maps a bounded image outside the open region")
         return _readonly(out)
@@ -240,6 +273,9 @@ def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Red
     orbit_min = rank[position[mapped]].min(axis=0) if len(ids) else rank
     representative = rank == orbit_min
     target = puzzle.shapes[shape]
+    if method == "orientation" and not target.plain:
+        # orientations of coloured cells or restricted motions are not the lattice's: the smallest image per orbit
+        method = "orbit"
     if method == "orbit":
         keep = representative
     elif method == "orientation":
@@ -262,7 +298,7 @@ def redundancy_for_shape(puzzle, shape: int, method: str = "orientation") -> Red
     orbits = max(int(representative.sum()), 1)
     score = (group.order / len(sub)) * float(stabilizers.sum()) / orbits if len(ids) else 1.0
     return Redundancy(shape, target.name, _readonly(ids[keep].astype(np.int32)), len(ids),
-                      len(sub), _readonly(stabilizers.astype(np.int64)), score, not puzzle.spare, method)
+                      len(sub), _readonly(stabilizers.astype(np.int64)), score, target.minimum >= 1, method)
 
 
 def choose_redundancy(puzzle, piece: str | None = None, method: str = "orientation") -> Redundancy | None:

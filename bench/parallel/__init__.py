@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUBPROBLEMS_PER_WORKER = 6
+STALL_SECONDS = 30.0
+"""A worker whose heartbeat has been silent this long (stopped by SIGSTOP, or frozen) is given up and its
+sub-problem solved again: long enough for a kernel compile or a hand-off that holds the interpreter."""
 
 
 def default_workers() -> int:
@@ -32,7 +35,8 @@ class ParallelOptions:
     ``depth`` fixes the split depth (None: chosen from the worker count);
     ``progress`` forces the progress bar on or off (None: on a terminal);
     ``explicit`` says the user asked for the split (else it is only used
-    when the search is large).
+    when the search is large); a worker silent for ``stall_seconds`` is
+    killed and its sub-problem solved again.
     """
 
     workers: int = 1
@@ -43,3 +47,4 @@ class ParallelOptions:
     depth: int | None = None
     progress: bool | None = None
     explicit: bool = True
+    stall_seconds: float = STALL_SECONDS

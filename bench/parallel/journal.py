@@ -1,4 +1,4 @@
-"""The checkpoint journal: one JSON line per finished sub-problem, made durable as it is written.
+"""The checkpoint journal: one JSON line per finished sub-problem, flushed as it is written and soon fsynced.
 
 The first line is the header: the run's key (cover hash, engine, settings,
 split), the sub-problems in split order and the splitter's counters.  Each
@@ -21,6 +21,14 @@ sub-problem is refused with its line number and that sub-problem is solved
 again; the records that check out are kept.  A torn last line (killed
 mid-write) is dropped.  A header that does not check out refuses the whole
 journal: without it the split itself is unknown.
+
+A journal has one writer: the run holds a lock on it from before its split
+to its end (:func:`bench.system.files.open_locked`), so a second run on the same
+journal is refused at once.  The run's key holds the code's version
+(:func:`bench.toolchain.sources.code_version`), so a journal never resumes under
+other code.  The default folder's journals are pruned (:func:`prune`):
+those untouched for :data:`KEEP_DAYS` days, and the oldest beyond
+:data:`KEEP_JOURNALS`.
 """
 
 from __future__ import annotations
@@ -33,7 +41,7 @@ from pathlib import Path
 
 from bench.engines.protocol import Status
 from bench.errors import UsageError
-from bench.system.files import open_append, write_atomic
+from bench.system.files import is_locked, open_locked
 from bench.parallel.split import SubProblem
 
 FORMAT = 3
@@ -45,6 +53,10 @@ FLUSH_SECONDS = 0.05
 """The longest a written record waits in the process's buffer: once flushed it survives a kill of the process."""
 FSYNC_SECONDS = 0.5
 """The longest a written record waits for its fsync: once fsynced it survives a power cut."""
+KEEP_DAYS = 30
+KEEP_JOURNALS = 100
+"""The default journal folder keeps journals touched in the last :data:`KEEP_DAYS` days, at most
+:data:`KEEP_JOURNALS` of them (the newest): every automatic split leaves one there."""
 
 
 def checksum(fields: dict) -> str:
@@ -74,12 +86,13 @@ class Journal:
     solved again).
     """
 
-    def __init__(self, path: Path, header: dict, done: dict[str, dict], refused: list[str] | None = None):
+    def __init__(self, path: Path, header: dict, done: dict[str, dict], refused: list[str] | None = None,
+                 handle=None):
         self.path = path
         self.header = header
         self.done = done
         self.refused = refused or []
-        self._file = None
+        self._file = handle
         self._flushed = self._synced = 0.0
         # every sub-problem of the run so far, by id, in its JSON form: the split's, and the pieces handed back
         self._subs = {s["id"]: s for s in header["subproblems"]}
@@ -101,34 +114,46 @@ class Journal:
                 "settings": self.header["settings"]}
 
     @classmethod
-    def create(cls, path: Path, header: dict) -> "Journal":
+    def create(cls, path: Path, header: dict, handle=None) -> "Journal":
         """Start a new journal at ``path`` (replacing an old one) with ``header``.
 
         ``header`` holds ``key``, ``cover_hash``, ``engine``, ``settings``,
         ``depth``, ``subproblems`` (:meth:`SubProblem.to_json`), ``split_stats``
-        and ``weights``.
+        and ``weights``.  ``handle`` is the file already opened and locked
+        (:func:`bench.system.files.open_locked`); it is opened here otherwise.
         """
         header = {"journal": FORMAT, **header}
-        write_atomic(path, _line(header), "--journal")
-        return cls(path, header, {})
+        journal = cls(path, header, {}, handle=handle if handle is not None else open_locked(path, "--journal"))
+        journal._file.seek(0)
+        journal._file.truncate()
+        journal._append(_line(header))
+        return journal
 
     @classmethod
-    def resume(cls, path: Path, key: str) -> "Journal":
-        """Reopen ``path``: refuses a journal of another run, keeps the records that check out."""
+    def resume(cls, path: Path, key: str, handle=None) -> "Journal":
+        """Reopen ``path``: refuses a journal of another run, keeps the records that check out.
+
+        ``handle`` is the file already opened and locked; it is opened here otherwise.
+        """
+        handle = handle if handle is not None else open_locked(path, "--journal")
         try:
-            raw = path.read_bytes()
+            handle.seek(0)
+            raw = handle.read()
         except OSError as exc:
+            handle.close()
             raise UsageError(f"--resume: cannot read the journal {path}: {exc.strerror}") from None
         end = raw.rfind(b"\n") + 1
         lines = raw[:end].decode("utf-8", "replace").splitlines()
         header = _parse(lines[0] if lines else "")
         if header is None or header.get("journal") != FORMAT or header.get(CHECKSUM) != checksum(header):
+            handle.close()
             raise UsageError(f"--resume: {path}:1: not a bench journal header of format {FORMAT}, or a damaged one "
                              "(its checksum does not match); start afresh without --resume")
         if header.get("key") != key:
-            raise UsageError(f"--resume: {path} belongs to another run (other puzzle, engine, settings or split); "
-                             "start afresh without --resume")
-        journal = cls(path, header, {})
+            handle.close()
+            raise UsageError(f"--resume: {path} belongs to another run (other puzzle, engine, settings, split or "
+                             "code version); start afresh without --resume")
+        journal = cls(path, header, {}, handle=handle)
         seen: dict[str, int] = {}
         conflicting: set[str] = set()
         for number, line in enumerate(lines[1:], start=2):
@@ -150,10 +175,9 @@ class Journal:
             del journal.done[ident]
             journal.refused.append(f"{path}:{seen[ident]}: record refused: sub-problem {ident} is recorded again "
                                    "with other counts; it is solved again")
-        if end < len(raw):
-            # a record torn by a kill: drop it, it is solved again
-            with open(path, "r+b") as f:
-                f.truncate(end)
+        # a record torn by a kill is dropped (it is solved again); records go after the last whole line
+        handle.truncate(end)
+        handle.seek(end)
         return journal
 
     def distrust(self, record: dict) -> str | None:
@@ -180,30 +204,67 @@ class Journal:
         return None
 
     def record(self, record: dict) -> None:
-        """Append one finished sub-problem, with its run, its sub-problem and its checksum; adopt its pieces."""
-        if self._file is None:
-            self._file = open_append(self.path, "--journal")
+        """Append one finished sub-problem, with its run, its sub-problem and its checksum; adopt its pieces.
+
+        Raises
+        ------
+        UsageError
+            When the journal cannot be written (a full disk): ``--journal PATH: cannot write: ...``.
+        """
         fields = {**self.identity, **record, "sub": self._subs[record["id"]]}
-        line = _line(fields)
-        self._file.write(line)
         now = time.monotonic()
-        if now - self._flushed >= FLUSH_SECONDS:
-            self._file.flush()
-            self._flushed = now
-        if now - self._synced >= FSYNC_SECONDS:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._synced = now
+        try:
+            self._file.write(_line(fields))
+            if now - self._flushed >= FLUSH_SECONDS:
+                self._file.flush()
+                self._flushed = now
+            if now - self._synced >= FSYNC_SECONDS:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+                self._synced = now
+        except OSError as exc:
+            raise UsageError(f"--journal {self.path}: cannot write: {exc.strerror or exc}") from None
         self.done.setdefault(record["id"], fields)
         self._adopt(fields)
 
-    def close(self) -> None:
-        """Make the records durable and close the file."""
-        if self._file is not None:
+    def _append(self, line: bytes) -> None:
+        """Write ``line`` at the end of the file and make it durable."""
+        try:
+            self._file.write(line)
             self._file.flush()
             os.fsync(self._file.fileno())
-            self._file.close()
+        except OSError as exc:
+            raise UsageError(f"--journal {self.path}: cannot write: {exc.strerror or exc}") from None
+
+    def close(self) -> None:
+        """Make the records durable, close the file and release its lock."""
+        if self._file is not None:
+            try:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+                self._file.close()
+            except OSError:
+                pass
             self._file = None
+
+
+def prune(folder: Path, now: float | None = None) -> None:
+    """Remove the journals (``*.jsonl``) of ``folder`` untouched for :data:`KEEP_DAYS` days, then the oldest beyond
+    :data:`KEEP_JOURNALS`; one a run holds is kept.  For the default folder only, never a ``--journal`` file."""
+    now = time.time() if now is None else now
+    entries = []
+    for path in Path(folder).glob("*.jsonl"):
+        try:
+            entries.append((path.stat().st_mtime, path))
+        except OSError:
+            continue
+    entries.sort(reverse=True)
+    for rank, (mtime, path) in enumerate(entries):
+        if (rank >= KEEP_JOURNALS or now - mtime > KEEP_DAYS * 86400) and not is_locked(path):
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
 
 def _parse(line: str) -> dict | None:

@@ -35,15 +35,16 @@ from pathlib import Path
 from bench.system import signals
 from bench.engines.protocol import Result, Settings, Status
 from bench.errors import UsageError
-from bench.system.files import writable_directory
+from bench.system.files import open_locked, writable_directory
 from bench.models.tuning import GROWTH_EXPONENT
-from bench.toolchain import warmup
+from bench.text import escape
+from bench.toolchain import sources, warmup
 from bench.engines.constraints import SETTING_SLOTS, constrained
 from bench.engines.search import search_specialization
 from bench.engines.sampling import estimate_nodes, estimate_tree
 from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions
 from bench.parallel.balance import balance
-from bench.parallel.journal import Journal
+from bench.parallel.journal import Journal, prune
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
 from bench.parallel import executors
 from bench.parallel.progress import Progress
@@ -68,10 +69,13 @@ their size."""
 MAX_BUNDLE = 32
 
 
-def splittable(engine, settings: Settings, limits) -> str | None:
-    """Why this solve cannot be split (None when it can)."""
+def splittable(engine, settings: Settings, limits, cover=None) -> str | None:
+    """Why this solve (of ``cover``, when given) cannot be split (None when it can)."""
     if not engine.splittable:
         return f"engine '{engine.name}' cannot solve sub-problems"
+    if cover is not None and cover.extensible:
+        # the splitter cuts the tree of lower bounds; the options added to a cover once they are met are one search's
+        return "a cover that may hold another (an option covers no item of exact bounds) is searched by one process"
     if settings.goal or settings.trace:
         return "--goal and --trace follow one search"
     if limits is not None and (limits.max_solutions or limits.node_limit):
@@ -87,7 +91,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
     in a split solve while the workers search, else before the search.
     """
     if options is not None:
-        reason = splittable(engine, settings, limits) or ("solutions are printed in search order by one process"
+        reason = splittable(engine, settings, limits, cover) or ("solutions are printed in search order by one process"
                                                           if printing else None)
         if reason is None and options.workers == 1 and not options.cluster and not options.resume:
             reason = "one worker"
@@ -101,7 +105,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
             # on a cold cache the random paths' kernel compiles in a child while the solve's compile here
             warmup.prefetch([search_specialization(constrained(sizing(settings)))])
             engine.warm_up(cover, settings)
-            if worth_splitting(cover, engine.resolve(cover, settings)):
+            if worth_splitting(cover, engine.settle(cover, settings)):
                 return solve_parallel(cover, engine, settings, options, limits, alongside)
     if alongside is not None:
         alongside()
@@ -127,8 +131,10 @@ def sizing(settings: Settings) -> Settings:
 
 
 def run_key(cover, engine, settings: Settings, depth: int | None) -> str:
-    """Identifies a run for its journal: the matrix, the engine, every setting that shapes the search, the budgets."""
-    text = json.dumps([cover.hash, engine.name, repr(replace(settings, prefix=())), depth, BUDGET_FLOOR, BUDGET_SHARE],
+    """Identifies a run for its journal: the matrix, the engine, every setting that shapes the search, the budgets, and
+    the code (:func:`bench.toolchain.sources.code_version`: a journal written by other code is never resumed)."""
+    text = json.dumps([cover.hash, engine.name, repr(replace(settings, prefix=())), depth, BUDGET_FLOOR, BUDGET_SHARE,
+                       sources.code_version()],
                       sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -322,33 +328,45 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     ``alongside()`` (when given) runs once the workers have their first
     sub-problems, while they search.
     """
-    reason = splittable(engine, settings, limits)
+    reason = splittable(engine, settings, limits, cover)
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
     compile_seconds = engine.warm_up(cover, settings)
-    settings = engine.resolve(cover, settings)
+    settings = engine.settle(cover, settings)
     key = run_key(cover, engine, settings, options.depth)
     if options.cluster:
         client = executors.connect(options.cluster)
-    else:
-        client = None
-    try:
-        return _solve(cover, engine, settings, options, limits, key, client, compile_seconds, alongside)
-    finally:
-        if client is not None:
+        try:
+            with executors.ClusterWatchdog(client, options.stall_seconds):
+                executors.check_workers(client, options.cluster,
+                                        executors.responsive_workers(client, options.stall_seconds))
+                return _solve(cover, engine, settings, options, limits, key, client, compile_seconds, alongside)
+        finally:
             client.close()
+    return _solve(cover, engine, settings, options, limits, key, None, compile_seconds, alongside)
+
+
+def _release(handle, path: Path | None) -> None:
+    """Close a journal file that never got its header, removing it when empty: nothing could resume from it."""
+    if handle is None:
+        return
+    handle.close()
+    if path is not None and path.exists() and path.stat().st_size == 0:
+        path.unlink()
 
 
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
            compile_seconds: float, alongside) -> Result:
-    """:func:`solve_parallel` once the settings are resolved and the cluster (if any) reached."""
+    """:func:`solve_parallel` once the settings are settled and the cluster (if any) reached."""
     timings = {"compile": compile_seconds}
     workers = options.workers
     dispatch = None
     if client is not None:
-        workers = max(len(client.scheduler_info()["workers"]), 1)
+        # a call to every worker waits for each: one that stopped answering is left to the watchdog
+        responsive = executors.responsive_workers(client, options.stall_seconds)
+        workers = max(len(responsive), 1)
         start = time.perf_counter()
-        client.run(engine.warm_up)
+        client.run(engine.warm_up, workers=responsive)
         timings["worker_compile"] = time.perf_counter() - start
         dispatch = executors.dispatch_cost(client)
     # an engine that solves pieces of its tree splits its own levels and hands back what a budget leaves
@@ -357,43 +375,74 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
     start = time.perf_counter()
     journal = None
     path = options.journal
+    # a journal of the default folder, which nobody asked for: one in use or unwritable costs the journal, not the run
+    automatic = path is None
     if path is None and options.journal_dir is not None:
         name = cover.puzzle.name if cover.puzzle is not None else "cover"
         if writable_directory(options.journal_dir):
+            prune(options.journal_dir)
             path = Path(options.journal_dir) / f"{Path(name).stem}-{engine.name}-{key[:16]}.jsonl"
         elif not options.resume:
             # the default place: a run that cannot keep a journal there still runs, without one
-            print(f"bench: cannot write journals in {options.journal_dir}; solving without one "
+            print(f"bench: cannot write journals in {escape(options.journal_dir)}; solving without one "
                   "(give --journal FILE to be able to --resume)", file=sys.stderr)
-    if options.resume:
-        if path is None or not path.exists():
-            raise UsageError(f"--resume: no journal of this run{f' at {path}' if path else ''}; "
-                             "it starts with the same puzzle, engine and settings")
-        journal = Journal.resume(path, key)
-        for message in journal.refused:
-            print(f"bench: {message}; its sub-problem is solved again", file=sys.stderr)
-        subs = journal.subproblems
-        split_stats = journal.header["split_stats"]
-        weights = journal.header["weights"]
-        depth = journal.header["depth"]
-    else:
-        subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth, start_search)
-        if budgeted:
-            weights = prefix_weights(cover, subs)
+    if options.resume and (path is None or not path.exists()):
+        raise UsageError(f"--resume: no journal of this run{f' at {path}' if path else ''}; "
+                         "it starts with the same puzzle, engine and settings")
+    handle = None
+    if path is not None:
+        # locked from before the split to the end: a second run on this journal is refused now, not after its split
+        try:
+            handle = open_locked(path, "--journal")
+        except UsageError as exc:
+            if not automatic or options.resume:
+                raise
+            print(f"bench: {escape(exc)}; solving without a journal", file=sys.stderr)
+            path = None
+    try:
+        if options.resume:
+            journal = Journal.resume(path, key, handle)
+            for message in journal.refused:
+                print(f"bench: {escape(message)}; its sub-problem is solved again", file=sys.stderr)
+            subs = journal.subproblems
+            split_stats = journal.header["split_stats"]
+            weights = journal.header["weights"]
+            depth = journal.header["depth"]
         else:
-            subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
-        if path is not None:
-            header = {"key": key, "cover_hash": cover.hash, "engine": engine.name, "settings": repr(settings),
-                      "depth": depth, "subproblems": [s.to_json() for s in subs], "split_stats": split_stats,
-                      "weights": weights}
+            subs, split_stats, depth = plan(cover, settings, SUBPROBLEMS_PER_WORKER * workers, options.depth,
+                                            start_search)
+            if budgeted:
+                weights = prefix_weights(cover, subs)
+            else:
+                subs, split_stats, weights = refine(cover, settings, subs, split_stats, workers)
+            if path is not None:
+                header = {"key": key, "cover_hash": cover.hash, "engine": engine.name, "settings": repr(settings),
+                          "depth": depth, "subproblems": [s.to_json() for s in subs], "split_stats": split_stats,
+                          "weights": weights}
+    except BaseException:
+        _release(handle, path)
+        raise
     split_seconds = time.perf_counter() - start
+
+    def without_journal(error: UsageError) -> None:
+        # the default journal could not be written (a full disk): the run goes on, as it would have without one
+        nonlocal journal, path
+        if not automatic:
+            raise error
+        print(f"bench: {escape(error)}; going on without a journal", file=sys.stderr)
+        if journal is not None:
+            journal.close()
+        journal = path = None
 
     def started() -> None:
         # called once the workers have their first sub-problems: the journal's header (and its fsync) and the
         # caller's work overlap theirs
         nonlocal journal
         if journal is None and path is not None:
-            journal = Journal.create(path, header)
+            try:
+                journal = Journal.create(path, header, handle)
+            except UsageError as exc:
+                without_journal(exc)
         if alongside is not None:
             alongside()
 
@@ -440,7 +489,7 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             queue = executors.ClusterQueue(client, payload, key)
         else:
             deadline = solve_start + limits.time_limit if limits is not None and limits.time_limit is not None else None
-            queue = executors.LocalQueue(payload, options.workers, deadline)
+            queue = executors.LocalQueue(payload, options.workers, deadline, options.stall_seconds)
         dispatch_tasks()
         started()
         for sub, outcome in queue:
@@ -454,7 +503,10 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
             timelines.append(outcome.pop("timeline", None))
             record = {"id": sub.ident, **outcome, "budget": sub.budget}
             if journal is not None:
-                journal.record(record)
+                try:
+                    journal.record(record)
+                except UsageError as exc:
+                    without_journal(exc)
             done[sub.ident] = record
             merged = merge_stats([merged, record["stats"]])
             pieces = sub.handed_back(record["rest"])
@@ -481,6 +533,8 @@ def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, 
         progress.close()
         if journal is not None:
             journal.close()
+        else:
+            _release(handle, path)
     solve_seconds = time.perf_counter() - solve_start
     timings["parent_cpu"] = time.process_time() - parent_start
     finished = [done[s.ident] for s in subs if s.ident in done]

@@ -99,7 +99,7 @@ class Split:
 def split(cover, settings: Settings, depth: int, parent: SubProblem | None = None, start=None) -> Split:
     """The sub-problems ``depth`` levels below ``parent`` (the root when None), in search order.
 
-    ``settings`` are the engine's resolved settings; ``start(cover,
+    ``settings`` are the engine's settled settings; ``start(cover,
     settings, limits, on_solutions, batch)`` makes the engine's search (a
     DLX :class:`Search` when None, which never hands over to FILA).  A
     branch that ends (a cover, or a dead end) above the depth ends there: a

@@ -35,18 +35,17 @@ import io
 import json
 import os
 from dataclasses import dataclass, fields, replace
-from functools import lru_cache
 from importlib import import_module
 from pathlib import Path
 
 import numpy as np
 
-from bench.about import DISTRIBUTION, VERSION
+from bench.about import DISTRIBUTION
 from bench.errors import BenchError
 from bench.system.files import write_atomic
 from bench.models.cover import Cover, CoverSymmetry
 from bench.models.symmetry import Redundancy
-from bench.toolchain.sources import ROOT, package_sources
+from bench.toolchain.sources import code_version
 import platformdirs
 
 FORMAT = 1
@@ -72,15 +71,6 @@ def disabled() -> bool:
 def directory() -> Path:
     """Where the entries live: ``covers/`` in the user's cache directory."""
     return platformdirs.user_cache_path(DISTRIBUTION) / "covers"
-
-
-@lru_cache(maxsize=None)
-def source_digest() -> str:
-    """SHA-256 of the package's modules (path and contents): an edited encoder never reads an older entry."""
-    digest = hashlib.sha256(VERSION.encode() + b"\0")
-    for path, text in package_sources().items():
-        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + text + b"\0")
-    return digest.hexdigest()
 
 
 def _canonical(value):
@@ -114,7 +104,7 @@ def puzzle_identity(puzzle) -> dict:
 def cache_key(puzzle, request, engine) -> str | None:
     """The key of ``prepare(puzzle, request, engine)``'s result, or None when it cannot be keyed."""
     try:
-        what = {"format": FORMAT, "sources": source_digest(), "puzzle": puzzle_identity(puzzle),
+        what = {"format": FORMAT, "sources": code_version(), "puzzle": puzzle_identity(puzzle),
                 "request": _canonical(request),
                 "engine": None if engine is None else [type(engine).__module__, type(engine).__qualname__,
                                                        sorted((k, _canonical(v)) for k, v in engine.tuning.items())]}

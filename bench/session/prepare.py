@@ -5,7 +5,7 @@ benchmarks and the parallel runner all call :func:`prepare`: it lets the
 engine choose what it chooses before encoding (:meth:`Engine.configure`,
 e.g. an untuned FILA run picks its redundancy piece), encodes the puzzle
 once (:meth:`Cover.from_puzzle`), applies the one-shot filters the request
-asks for, and lets the engine fill in its defaults (:meth:`Engine.resolve`).
+asks for, and lets the engine fill in its defaults (:meth:`Engine.settle`).
 No caller names an engine.
 """
 
@@ -144,6 +144,8 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
         When the puzzle would need more memory than ``request.max_memory``
         (checked before anything large is built).
     """
+    if not puzzle.geometric:
+        return _prepare_matrix(puzzle, request, engine)
     fit = request.fit_rounds is not None or bool(request.settings.fit_filter)
     check_memory(puzzle, request.max_memory, fit_filter=fit)
     key = cover_cache.cache_key(puzzle, request, engine) if cache and not cover_cache.disabled() else None
@@ -186,5 +188,34 @@ def prepare(puzzle, request: Request = Request(), engine: Engine | None = None, 
         settings = replace(settings, first_item=first_item(cover))
     if engine is not None:
         engine.check(settings)
-        settings = engine.resolve(cover, settings, Filtered(options_before, counters))
+        settings = engine.settle(cover, settings, Filtered(options_before, counters))
     return Prepared(puzzle, cover, settings, request, counters, timings, state, reasons)
+
+
+def _prepare_matrix(matrix, request: Request, engine: Engine | None) -> Prepared:
+    """:func:`prepare` for a matrix read from an exchange file (:class:`~bench.formats.matrix.Matrix`).
+
+    Its cover is the file's: no engine configures it (there is no piece to
+    choose), and the redundancy filter, which ``bench run`` asks for by
+    default, has nothing to do without symmetry.  What needs a puzzle's
+    geometry is refused: a named redundancy piece, the one-shot and
+    in-search filters, the triggers.
+    """
+    asked = [name for name, on in (("-V", request.volume), ("-P", request.parity),
+                                   ("-F", request.fit_rounds is not None)) if on]
+    asked += [f"--{name.replace('_', '-')}" for name in ("parity_filter", "volume_filter", "fit_filter",
+                                                          "parity_backtrack", "volume_backtrack")
+              if getattr(request.settings, name)]
+    if isinstance(request.redundancy, str) and request.redundancy:
+        asked.append(f"-r {request.redundancy}")
+    if request.redundancy_first:
+        asked.append("-R")
+    if asked:
+        raise UsageError(f"{', '.join(asked)} work on a puzzle's cells and pieces, and a matrix read "
+                         f"from a {matrix.definition.format} file has none")
+    cover = matrix.cover
+    settings = request.settings
+    if engine is not None:
+        engine.check(settings)
+        settings = engine.settle(cover, settings, Filtered(cover.n_options, {}))
+    return Prepared(matrix, cover, settings, request, {}, {"encode": 0.0}, "off", None)

@@ -28,6 +28,7 @@ import threading
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 STATUS_SIGNAL = getattr(signal, "SIGUSR1", None)
 TRACE_SIGNAL = getattr(signal, "SIGUSR2", None)
+_DEFERRED = {*STOP_SIGNALS, STATUS_SIGNAL, TRACE_SIGNAL} - {None}
 
 
 class _Requests:
@@ -96,9 +97,11 @@ def polled():
 def deferred():
     """Hold this module's signals back while the caller writes: a write to a pipe that a handler interrupts
     loses the rest of its data without a word (CPython's buffered writer), so solutions are written whole
-    and the signal is handled right after.  Where signals cannot be blocked (Windows) this does nothing.
+    and the signal is handled right after.  A fork is held the same way: a :class:`KeyboardInterrupt` raised
+    in ``fork``'s own handlers (the logging module's locks) is printed as "Exception ignored" and lost.
+    Where signals cannot be blocked (Windows) this does nothing.
     """
-    mask = {*STOP_SIGNALS, STATUS_SIGNAL, TRACE_SIGNAL} - {None}
+    mask = _DEFERRED
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -113,6 +116,12 @@ def forget_requests() -> None:
     """Drop every request received so far: a forked process starts with none of its parent's."""
     global _requests
     _requests = _Requests()
+
+
+def release() -> None:
+    """In a child forked under :func:`deferred`: take this module's signals back (the mask is inherited)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)
 
 
 def stop_requested() -> int | None:

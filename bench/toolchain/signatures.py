@@ -52,7 +52,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     'sets': (
         ('bench.kernels.sparse_sets.dlx_search', (
             'bench.kernels.codes.Matrix(uint32[:], uint32[:], readonly int32[:], readonly int32[:], int64, int64)',
-            'bench.kernels.sparse_sets.SparseSets(uint32[:], uint32[:], uint32[:], uint32[:], int32[:], int32[:], uint32[:], uint32[:])',
+            'bench.kernels.sparse_sets.SparseSets(uint32[:], uint32[:], uint32[:], uint32[:], int32[:], int32[:], uint32[:], uint32[:], int32[:], int64)',
             'bench.kernels.sparse_sets.Levels(int32[:, :], uint32[:], int32[:], uint32[:], uint32[:], uint32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
             'bench.kernels.codes.Order(int32[:], int32[:], int32[:, :])',
@@ -68,7 +68,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
     'sets+constraints': (
         ('bench.kernels.sparse_sets.dlx_search', (
             'bench.kernels.codes.Matrix(uint32[:], uint32[:], readonly int32[:], readonly int32[:], int64, int64)',
-            'bench.kernels.sparse_sets.SparseSets(uint32[:], uint32[:], uint32[:], uint32[:], int32[:], int32[:], uint32[:], uint32[:])',
+            'bench.kernels.sparse_sets.SparseSets(uint32[:], uint32[:], uint32[:], uint32[:], int32[:], int32[:], uint32[:], uint32[:], int32[:], int64)',
             'bench.kernels.sparse_sets.Levels(int32[:, :], uint32[:], int32[:], uint32[:], uint32[:], uint32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
             'bench.kernels.codes.Order(int32[:], int32[:], int32[:, :])',

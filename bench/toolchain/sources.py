@@ -7,6 +7,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
+from bench.about import VERSION
+
 ROOT = Path(__file__).resolve().parent.parent
 """The package's own folder (this module lives in its toolchain)."""
 
@@ -20,6 +22,20 @@ def read_sources(root: Path) -> dict[Path, bytes]:
 def package_sources() -> dict[Path, bytes]:
     """:func:`read_sources` of the package itself, once: the sources a process has imported do not change under it."""
     return read_sources(ROOT)
+
+
+@lru_cache(maxsize=None)
+def code_version() -> str:
+    """This code's version: the package's version and a SHA-256 of every module's path and contents.
+
+    What the cover cache, a split run's journal and a Dask worker's
+    handshake compare: an edited checkout is another code, whatever its
+    version number says.
+    """
+    digest = hashlib.sha256(VERSION.encode() + b"\0")
+    for path, text in package_sources().items():
+        digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + text + b"\0")
+    return f"{VERSION}+{digest.hexdigest()}"
 
 
 def sources(root: Path) -> dict[Path, bytes]:

@@ -3,8 +3,10 @@
 The oracles, generators and stand-ins live beside it: :mod:`support.reference`
 (the brute-force solver), :mod:`support.lattice_reference` (geometry from first
 principles), :mod:`support.strategies` (hypothesis generators),
-:mod:`support.fake_engines` (engines that crash, hang or miscount) and
-:mod:`support.abuse` (hostile inputs).
+:mod:`support.fake_engines` (engines that crash, hang or miscount),
+:mod:`support.xcc_counter` (a tiny exact-cover counter for Knuth's format,
+the external command of the ``cmd:NAME`` tests) and :mod:`support.abuse`
+(hostile inputs).
 """
 
 from __future__ import annotations

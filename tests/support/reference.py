@@ -11,6 +11,7 @@ in every combination that respects the upper bounds.
 
 from __future__ import annotations
 
+import itertools
 import sys
 
 import numpy as np
@@ -135,3 +136,13 @@ def orbit_counts(puzzle, solutions: list[list[int]], cover) -> tuple[int, int]:
             orbits[member] = next_orbit
         next_orbit += 1
     return next_orbit, len(known)
+
+
+def brute_force(cover) -> list[list[int]]:
+    """Every subset of the options that is a cover (:meth:`Cover.verify_solution` is the whole rule: colours too)."""
+    found = []
+    for size in range(cover.n_options + 1):
+        for subset in itertools.combinations(range(cover.n_options), size):
+            if cover.verify_solution(list(subset)):
+                found.append(list(subset))
+    return found

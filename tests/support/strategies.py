@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from bench.models.cover import Cover
 from bench.models.lattice import get_lattice
 
 # small boxes per lattice: at most about 20 cells, so the reference solver stays quick
@@ -66,3 +67,28 @@ def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False, solid: bool
         lines.append("C:name=hole:type=S:layout=" + ", ".join(f"{x} {y} {z}" for x, y, z in sorted(holes)))
     lines.append("~D")
     return "\n".join(lines) + "\n"
+
+
+@st.composite
+def matrices(draw):
+    """A small matrix: primary items with bounds lo..hi, secondary items (0..1), colours on some of their entries."""
+    n_primary = draw(st.integers(1, 3))
+    n_secondary = draw(st.integers(0, 3))
+    lo, hi = [], []
+    for _ in range(n_primary):
+        a = draw(st.integers(0, 2))
+        lo.append(a)
+        hi.append(draw(st.integers(max(a, 1), 3)))
+    lo += [0] * n_secondary
+    hi += [1] * n_secondary
+    n_items = n_primary + n_secondary
+    options, colours, seen = [], [], set()
+    for _ in range(draw(st.integers(1, 9))):
+        items = sorted(draw(st.sets(st.integers(0, n_items - 1), min_size=1, max_size=3)))
+        tint = [draw(st.integers(0, 2)) if i >= n_primary else 0 for i in items]
+        key = (tuple(items), tuple(tint))
+        if key not in seen:
+            seen.add(key)
+            options.append(items)
+            colours.append(tint)
+    return Cover.from_options(options, lo, hi, colours=colours, colour_names=["red", "blue"])
