@@ -97,15 +97,24 @@ def test_a_fila_split_adds_up_to_the_single_search_in_every_counter(p10x6, tmp_p
         assert split.stats["fila"] == single.stats["fila"]
 
 
-def test_a_budget_cuts_the_largest_sub_problems_and_every_counter_adds_up(p10x6, tmp_path, monkeypatch):
+@pytest.fixture
+def small_budgets(p10x6, monkeypatch):
+    """FILA after the first piece of 10x6 with budgets of 20,000 nodes: the engine, its settings, one search's result.
+
+    On a 2.5 M node search (a budget is at most 1/512 of the work done, at least the floor) the 12 first placements
+    hand back pieces, generation after generation.
+    """
     from bench.parallel import runner
 
-    # a budget of 20,000 nodes on a 2.5 M node search (at most 1/512 of the work done, at least the floor): the
-    # 12 first placements hand back pieces, generation after generation, journaled and resumed like any other
     monkeypatch.setattr(runner, "BUDGET_FLOOR", 20_000)
     engine = get_engine("fila")
     settings = engine.settle(p10x6, Settings(fila=11))
-    single = engine.solve(p10x6, settings)
+    return engine, settings, engine.solve(p10x6, settings)
+
+
+def test_a_budget_cuts_the_largest_sub_problems_and_every_counter_adds_up(p10x6, tmp_path, small_budgets):
+    # the pieces are journaled and resumed like any other sub-problem
+    engine, settings, single = small_budgets
     path = tmp_path / "j.jsonl"
     split = solve_parallel(p10x6, engine, settings, ParallelOptions(workers=2, journal=path))
     par = split.stats["parallel"]
@@ -290,19 +299,15 @@ def test_a_two_worker_dask_cluster_on_loopback_gives_the_same_counts(p10x6, dask
         r["seconds"] for r in map(json.loads, (tmp_path / "j.jsonl").read_text().splitlines()[1:])))
 
 
-def test_a_dask_worker_killed_mid_run_costs_only_its_sub_problems(p10x6, tmp_path, monkeypatch):
+def test_a_dask_worker_killed_mid_run_costs_only_its_sub_problems(p10x6, tmp_path, small_budgets):
     import threading
 
     from distributed import Client
 
-    from bench.parallel import runner
     from bench.parallel.executors import loopback_cluster
 
-    # small budgets: hundreds of tasks, so the run is still going when one of the three workers is killed
-    monkeypatch.setattr(runner, "BUDGET_FLOOR", 20_000)
-    engine = get_engine("fila")
-    settings = engine.settle(p10x6, Settings(fila=11))
-    single = engine.solve(p10x6, settings)
+    # small budgets: a hundred tasks and more, so the run is still going when one of the three workers is killed
+    engine, settings, single = small_budgets
     journal = tmp_path / "j.jsonl"
     with loopback_cluster(3, cwd=ROOT, worker_options=("--no-nanny",)) as address, Client(address) as client:
         pids = client.run(os.getpid)
