@@ -196,7 +196,7 @@ def test_a_resumed_journal_skips_what_is_done_and_drops_a_torn_line(p10x6, tmp_p
     kept = lines[: 1 + len(lines) // 2]
     path.write_text("".join(kept) + lines[-1][:17])
     result = solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, journal=path, resume=True))
-    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356), result.message
     assert result.stats["parallel"]["resumed"] == len(kept) - 1
     assert result.stats["fits"] == engine.solve(p10x6).stats["fits"]
     records = [json.loads(line) for line in path.read_text().splitlines()[1:]]
@@ -260,6 +260,33 @@ def test_a_worker_killed_mid_run_has_its_sub_problem_solved_again(tmp_path):
     assert {k: int(keyed(out)[k]) for k in FULL} == FULL
 
 
+def test_a_worker_that_dies_just_before_a_submit_costs_only_its_tasks(p10x6, monkeypatch):
+    # the pool notices a dead worker before the queue does: its next submit raises BrokenProcessPool (seen under load)
+    from concurrent.futures import ProcessPoolExecutor
+
+    from bench.parallel import executors
+
+    class Dying(ProcessPoolExecutor):
+        submits = 0
+
+        def submit(self, *args, **kwargs):
+            Dying.submits += 1
+            if Dying.submits == 5:
+                os.kill(next(iter(self._processes)), signal.SIGKILL)
+                deadline = time.monotonic() + 60
+                while not self._broken and time.monotonic() < deadline:
+                    time.sleep(0.01)
+            return super().submit(*args, **kwargs)
+
+    monkeypatch.setattr(executors, "ProcessPoolExecutor", Dying)
+    engine = get_engine("dlx")
+    result = solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, depth=2))
+    assert Dying.submits > 5
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356), \
+        result.message
+    assert result.stats["fits"] == engine.solve(p10x6).stats["fits"]
+
+
 def test_sub_problem_errors_make_the_counts_partial(p10x6, monkeypatch):
     from bench.parallel import executors
 
@@ -290,7 +317,7 @@ def test_a_two_worker_dask_cluster_on_loopback_gives_the_same_counts(p10x6, dask
     engine = get_engine("dlx")
     result = solve_parallel(p10x6, engine, Settings(), ParallelOptions(workers=2, cluster=dask_cluster,
                                                                        journal=tmp_path / "j.jsonl"))
-    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356), result.message
     assert result.stats["fits"] == engine.solve(p10x6).stats["fits"]
     par = result.stats["parallel"]
     assert 0 < par["dispatch_seconds_per_task"] < 1
@@ -516,6 +543,6 @@ def test_a_stopped_dask_worker_has_its_tasks_solved_by_the_others(p10x6, tmp_pat
         finally:
             os.kill(stopped, signal.SIGKILL)
             client.close()
-    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356)
+    assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356), result.message
     assert re.search(r"the worker tcp://127\.0\.0\.1:\d+ stopped answering \(no heartbeat for 3 s\)",
                      capsys.readouterr().err)

@@ -147,6 +147,8 @@ class LocalQueue:
         self.context = multiprocessing.get_context("fork")
         self.restarts = 0
         self.failed: list = []
+        # tasks a broken pool refused (a worker died since the last look): they go to the rebuilt pool
+        self.waiting: list = []
         self.futures: dict = {}
         self.pool = None
         # a parent in its start-up (bench solve's, collector off) has made nothing to collect yet: frozen, what it
@@ -165,17 +167,23 @@ class LocalQueue:
 
     def __len__(self) -> int:
         """Tasks submitted and not yet yielded."""
-        return len(self.futures) + len(self.failed)
+        return len(self.futures) + len(self.failed) + len(self.waiting)
 
     def submit(self, bundle: list) -> None:
         """Queue one task solving the sub-problems of ``bundle`` in order."""
         if self.pool is None:
             self.failed.append(bundle)
             return
-        self.futures[self.pool.submit(_solve_installed, list(bundle))] = bundle
+        try:
+            self.futures[self.pool.submit(_solve_installed, list(bundle))] = bundle
+        except BrokenProcessPool:
+            # a worker died after the last look at the pool, which has not rebuilt it yet: the next look does
+            self.waiting.append(bundle)
 
     def __iter__(self):
-        while self.futures or self.failed:
+        while self.futures or self.failed or self.waiting:
+            if self.waiting:
+                self._restart()
             for bundle in self.failed:
                 for sub in bundle:
                     yield sub, RuntimeError(f"worker processes died {self.restarts} times; giving up")
@@ -217,8 +225,9 @@ class LocalQueue:
 
     def _restart(self) -> None:
         """A worker died: a new pool gets every task not finished, or after a few times they fail."""
-        bundles = list(self.futures.values())
+        bundles = list(self.futures.values()) + self.waiting
         self.futures = {}
+        self.waiting = []
         _stop(self.pool)
         self.restarts += 1
         if self.restarts > MAX_POOL_RESTARTS:
