@@ -211,6 +211,8 @@ def _strip_comment(line: str) -> str:
 class _Parser:
     def __init__(self, path: str):
         self.path = path
+        # a lattice description named by a definition file lies beside it (standard input: the working folder)
+        self.folder = Path(path).parent if path not in ("-", "<stdin>") else Path(".")
 
     def error(self, line: int, message: str) -> DefinitionError:
         return DefinitionError(self.path, line, message)
@@ -337,7 +339,7 @@ class _Parser:
     def parse_d_header(self, lineno, header):
         attrs = self.parse_attributes(lineno, header, ("xDim", "yDim", "zDim", "oneSide", "lattice"), flags=("oneSide",))
         try:
-            lattice = get_lattice(attrs.get("lattice", CUBIC.name))
+            lattice = get_lattice(attrs.get("lattice", CUBIC.name), self.folder)
         except UsageError as exc:
             raise self.error(lineno, str(exc)) from None
         dims = []
