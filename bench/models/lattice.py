@@ -357,8 +357,9 @@ class Lattice:
             names.append(tuple(table))
         self.labels = tuple(names)
         width = max(len(r) for r in offsets)
-        self._offsets = _readonly(np.array([r + [(_NOWHERE,) * 3] * (width - len(r)) for r in offsets], dtype=np.int64))
+        self._offsets = _readonly(np.array([r + [(0, 0, 0)] * (width - len(r)) for r in offsets], dtype=np.int64))
         self._degree = tuple(len(r) for r in offsets)
+        self._missing = _readonly(np.arange(width)[None, :] >= np.array(self._degree)[:, None])
         line = source.line("opposite", section="labels")
         pairs = labels.get("opposite") if isinstance(labels, dict) else None
         if not isinstance(pairs, list) or not all(isinstance(p, str) and len(p.split()) == 2 for p in pairs):
@@ -502,12 +503,25 @@ class Lattice:
         """``int64[n, k, 3]``: the cells sharing a face (or touching, for spheres) with each cell, in label order.
 
         Where types have different numbers of neighbours the rows are padded
-        with points outside every box.
+        with a point outside every box and off the lattice.
         """
         coords = _as_coords(coords)
         if len(self.types) == 1:
             return coords[:, None, :] + self._offsets[0][None, :, :]
-        return coords[:, None, :] + self._offsets[np.maximum(self.type_of(coords), 0)]
+        types = np.maximum(self.type_of(coords), 0)
+        out = coords[:, None, :] + self._offsets[types]
+        if self._missing.any():
+            out[self._missing[types]] = self._nowhere
+        return out
+
+    @cached_property
+    def _nowhere(self) -> np.ndarray:
+        """The point a missing neighbour is: far outside every box, and off the lattice where any point is."""
+        far = np.array([_NOWHERE] * 3, dtype=np.int64)
+        for step in itertools.product(range(4), repeat=3):
+            if self.type_of((far + step)[None, :])[0] < 0:
+                return far + step
+        return far
 
     def colour(self, coords) -> np.ndarray | None:
         """``int64[n]`` of +-1, a colouring in which neighbours differ, or None where there is none."""

@@ -55,7 +55,7 @@ from itertools import permutations, product
 
 SQRT3 = math.sqrt(3.0)
 EPS = 1e-6
-LATTICES = ("hex", "triangle", "hexprism", "fcc", "cube")
+LATTICES = ("hex", "triangle", "hexprism", "fcc", "cube", "tetrakis", "tetraocta")
 
 
 # ---------------------------------------------------------------------------
@@ -356,9 +356,92 @@ class FccLattice(Lattice):
         return {(a, b, c) for a in range(x) for b in range(y) for c in range(z) if (a + b + c) % 2 == 0}
 
 
+class TetrakisLattice(Lattice):
+    """Right isosceles triangles: each unit square cut by its diagonals; t = 0, 1, 2, 3 the bottom, right, top, left."""
+
+    name = "tetrakis"
+    # the centroids of the four triangles of the square [0, 1] x [0, 1]
+    _CENTROIDS = ((0.5, 1.0 / 6.0), (5.0 / 6.0, 0.5), (0.5, 5.0 / 6.0), (1.0 / 6.0, 0.5))
+
+    def embed(self, cell):
+        x, y, t = cell
+        u, v = self._CENTROIDS[t]
+        return (x + u, y + v, 0.0)
+
+    def locate(self, p):
+        x, y = math.floor(p[0] + EPS), math.floor(p[1] + EPS)
+        u, v = p[0] - x, p[1] - y
+        t = min(range(4), key=lambda k: math.dist((u, v), self._CENTROIDS[k]))
+        return (x, y, t)
+
+    def adjacent(self, a, b):
+        # triangles sharing a leg (centroids sqrt 2 / 3 apart) or a hypotenuse (1 / 3 apart)
+        d = math.dist(self.embed(a), self.embed(b))
+        return abs(d - math.sqrt(2.0) / 3.0) < EPS or abs(d - 1.0 / 3.0) < EPS
+
+    def proper(self):
+        return [((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), ((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+                ((-1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0)), ((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0))]
+
+    def improper(self):
+        return [_matmul(m, MIRROR_Y) for m in self.proper()]
+
+    def is_translation(self, d):
+        return d[2] == 0
+
+    def is_cell(self, cell):
+        return cell[2] in (0, 1, 2, 3)
+
+    def box(self, dims):
+        x, y, z = dims
+        if z != 1:
+            raise ValueError("a tetrakis puzzle has zDim=1")
+        return {(a, b, t) for a in range(x) for b in range(y) for t in range(4)}
+
+
+class TetraOctaLattice(Lattice):
+    """The tetrahedral-octahedral honeycomb, cells by their centres in doubled coordinates.
+
+    Its vertices are the points of Z^3 with an even coordinate sum; the
+    octahedra are centred on the others, the tetrahedra on the centres of
+    the unit cubes.  Doubled: an octahedron at all-even x y z with x + y + z
+    = 2 (mod 4), a tetrahedron at all-odd x y z.  A tetrahedron and an
+    octahedron share a face when their centres are sqrt 3 / 2 apart (no two
+    octahedra, and no two tetrahedra, share one).  The motions are the
+    cube's 48 about a vertex; the translations the vertex lattice's.
+    """
+
+    name = "tetraocta"
+    neighbour_distance = math.sqrt(3.0) / 2.0
+
+    def embed(self, cell):
+        return tuple(v / 2.0 for v in cell)
+
+    def locate(self, p):
+        cell = tuple(round(2.0 * v) for v in p)
+        if not self.is_cell(cell):
+            raise AssertionError(f"tetraocta: {p} is no cell centre")
+        return cell
+
+    def proper(self):
+        return _signed_permutations(1)
+
+    def improper(self):
+        return _signed_permutations(-1)
+
+    def is_translation(self, d):
+        return all(v % 2 == 0 for v in d) and sum(d) % 4 == 0
+
+    def is_cell(self, cell):
+        return all(v % 2 == 1 for v in cell) or (all(v % 2 == 0 for v in cell) and sum(cell) % 4 == 2)
+
+    def box(self, dims):
+        return {c for c in product(*(range(d) for d in dims)) if self.is_cell(c)}
+
+
 def make_lattice(name):
-    return {"hex": HexLattice, "triangle": TriangleLattice,
-            "hexprism": HexPrismLattice, "fcc": FccLattice, "cube": CubeLattice}[name]()
+    return {"hex": HexLattice, "triangle": TriangleLattice, "hexprism": HexPrismLattice, "fcc": FccLattice,
+            "cube": CubeLattice, "tetrakis": TetrakisLattice, "tetraocta": TetraOctaLattice}[name]()
 
 
 # ---------------------------------------------------------------------------
@@ -370,7 +453,13 @@ def normalize(lattice, cells):
     """The translate of ``cells`` whose smallest cell is the origin cell of its kind."""
     cells = sorted(cells)
     first = cells[0]
-    origin = (0, 0, first[2]) if lattice.name == "triangle" else (0, 0, 0)
+    if lattice.name in ("triangle", "tetrakis"):
+        origin = (0, 0, first[2])
+    elif lattice.name == "tetraocta":
+        # the smallest point of the first cell's class modulo the translations, among its residues modulo 4
+        origin = min(tuple((c + e) % 4 for c, e in zip(first, step)) for step in ((0, 0, 0), (2, 2, 0), (2, 0, 2), (0, 2, 2)))
+    else:
+        origin = (0, 0, 0)
     d = lattice.offset(first, origin)
     if d is None:
         raise AssertionError(f"{lattice.name}: cannot translate {first} to the origin")
@@ -506,7 +595,7 @@ def exact_covers(cells, rows, capacity):
 def build(path, mirror=False):
     spec = read_definition(path)
     lattice = make_lattice(spec["lattice"])
-    flat = spec["lattice"] in ("hex", "triangle")
+    flat = spec["lattice"] in ("hex", "triangle", "tetrakis")
     piece_motions = lattice.motions(flips=flat and not spec["one_side"])
     # the candidate symmetries of the board: flips too for flat lattices, reflections too with mirror
     board_motions = lattice.motions(flips=flat or mirror)
