@@ -14,7 +14,8 @@ import bench
 from bench import Cover
 from bench.engines import get_engine
 from bench.models.expected import expected_for
-from bench.models.lattice import LATTICES
+from bench.errors import DefinitionError
+from bench.models.lattice import LATTICES, load_lattice
 from support import DATA, DEFS, ROOT, available_engines, lattice_reference
 from support.strategies import tiled_puzzles
 
@@ -117,3 +118,67 @@ def test_random_tilings_of_the_new_lattices_agree_with_the_brute_force(lattice, 
     for engine in ENGINES:
         result = get_engine(engine).solve(cover)
         assert (result.unique, result.total) == (oracle["unique"], oracle["total"]), engine
+
+
+# -- malformed descriptions: path:line: and what was expected -------------------------------------------------
+
+CUBIC_TEXT = (ROOT / "bench" / "lattices" / "cubic.toml").read_text()
+FCC_TEXT = (ROOT / "bench" / "lattices" / "fcc.toml").read_text()
+TRIANGLE_TEXT = (ROOT / "bench" / "lattices" / "triangle.toml").read_text()
+
+
+def line_of(text: str, fragment: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1) if fragment in line)
+
+
+@pytest.mark.parametrize("base, old, new, fragment, message", [
+    (CUBIC_TEXT, 'opposite = ["E W", "N S", "U D"]', 'opposite = ["E W", "W N", "U D"]', "opposite =",
+     "label W is paired with E and with N; expected each label in one pair (the pairing must be an involution)"),
+    (CUBIC_TEXT, 'opposite = ["E W", "N S", "U D"]', 'opposite = ["E W", "N S"]', "opposite =",
+     "labels without an opposite: D U"),
+    (CUBIC_TEXT, 'map = "(-y, x, z)"', 'map = "(x+y, y, z)"', 'map = "(x+y, y, z)"',
+     "motion 'quarter turn about z' does not preserve neighbours"),
+    (FCC_TEXT, 'map = "(-y, x, z)"', 'map = "(x+1, y, z)"', 'map = "(x+1, y, z)"',
+     "motion 'quarter turn about z' sends the cell (0, 0, 0) to (1, 0, 0), which is not a cell"),
+    (CUBIC_TEXT, 'map = "(-y, x, z)"', 'map = "(-y, x, w)"', 'map = "(-y, x, w)"', "uses 'w'; expected the coordinates x, y, z"),
+    (CUBIC_TEXT, 'map = "(-y, x, z)"', 'map = "(2x, y, z)"', 'map = "(2x, y, z)"', "does not preserve neighbours"),
+    # the pairing is checked from each label in turn: b finds that B does not come back
+    (TRIANGLE_TEXT, "B = [1, 0, -1]", "B = [1, 1, -1]", "b = [-1, 0, 1]",
+     "label b leads from a up cell to a down cell, whose label B does not lead back (expected B = [1, 0, -1]"),
+    (TRIANGLE_TEXT, "c = [0, -1, 1]", "c = [0, -1, 2]", "c = [0, -1, 2]", "neighbour c of a up cell, (0, -1, 2), is not a cell"),
+    (CUBIC_TEXT, "W = [-1, 0, 0]", "W = [-1, 0]", "W = [-1, 0]", "expected an offset [x, y, z]"),
+    (CUBIC_TEXT, 'axes = "xyz"', 'axes = "xyz"\nflat = true', "flat = true", "the translations move along xyz"),
+    # TOML's own errors say where its parser stopped: the line after the unclosed array
+    (CUBIC_TEXT, "E = [1, 0, 0]", "E = [1, 0, 0", "W = [-1, 0, 0]", "not TOML: Unclosed array"),
+])
+def test_every_malformed_description_names_its_line(tmp_path, base, old, new, fragment, message):
+    text = base.replace(old, new, 1)
+    assert text != base
+    path = tmp_path / "mine.toml"
+    path.write_text(text)
+    with pytest.raises(DefinitionError) as info:
+        load_lattice(path)
+    error = info.value
+    assert error.path == str(path)
+    # the flat lattice's translations are checked where they are written; TOML's own errors where it stopped
+    want = line_of(text, "translations") if "translations move" in message else line_of(text, fragment)
+    assert error.line == want, str(error)
+    assert message in error.message, str(error)
+
+
+def test_a_definition_names_a_description_beside_it_and_a_bad_one_says_where(tmp_path):
+    (tmp_path / "squares.toml").write_text(CUBIC_TEXT.replace('name = "cubic"', 'name = "squares"'))
+    (tmp_path / "p.txt").write_text("D:xDim=2:yDim=2:zDim=1:lattice=squares.toml\nC:name=a:layout=0 0 0, 1 0 0\n"
+                                    "C:name=b:layout=0 0 0, 1 0 0\n~D\n")
+    result = bench.solve(tmp_path / "p.txt", engine="dlx")
+    assert (result.unique, result.total) == (1, 2)
+    (tmp_path / "cubic.toml").write_text(CUBIC_TEXT.replace("D = [0, 0, -1]", "D = [0, 0, -2]"))
+    (tmp_path / "q.txt").write_text("D:xDim=2:yDim=2:zDim=1:lattice=cubic.toml\nC:name=a:layout=0 0 0\n~D\n")
+    with pytest.raises(DefinitionError) as info:
+        bench.load(tmp_path / "q.txt")
+    assert info.value.path == str(tmp_path / "cubic.toml")
+    assert info.value.line == line_of(CUBIC_TEXT, "U = [0, 0, 1]")
+    assert "label U leads from a cube cell to a cube cell, whose label D does not lead back" in info.value.message
+    (tmp_path / "r.txt").write_text("D:xDim=2:yDim=2:zDim=1:lattice=nowhere.toml\nC:name=a:layout=0 0 0\n~D\n")
+    with pytest.raises(DefinitionError, match="cannot read the lattice description"):
+        bench.load(tmp_path / "r.txt")

@@ -395,7 +395,7 @@ class Lattice:
                 if back not in self.labels[u] or tuple(offsets[u][self.labels[u].index(back)]) != tuple(-np.array(offset)):
                     raise source.error(where(), f"label {label} leads from a {self.types[t]} cell to a {self.types[u]} cell, "
                                               f"whose label {back} does not lead back (expected {back} = "
-                                              f"{list(-np.array(offset))} in [neighbours.{self.types[u]}])")
+                                              f"{[-int(v) for v in offset]} in [neighbours.{self.types[u]}])")
 
     def _read_drawing(self, source, drawing):
         line = source.line(section="drawing")
