@@ -182,3 +182,18 @@ def test_a_definition_names_a_description_beside_it_and_a_bad_one_says_where(tmp
     (tmp_path / "r.txt").write_text("D:xDim=2:yDim=2:zDim=1:lattice=nowhere.toml\nC:name=a:layout=0 0 0\n~D\n")
     with pytest.raises(DefinitionError, match="cannot read the lattice description"):
         bench.load(tmp_path / "r.txt")
+
+
+def test_the_worked_example_of_the_docs_parses_grows_and_solves(tmp_path):
+    page = (ROOT / "docs" / "lattices.md").read_text()
+    description = page.split("```toml\n", 1)[1].split("```", 1)[0]
+    puzzle = page.split("A puzzle on it", 1)[1].split("```\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "octagons.toml").write_text(description)
+    (tmp_path / "block.txt").write_text(puzzle)
+    lattice = load_lattice(tmp_path / "octagons.toml")
+    # OEIS A343577, generalized polyforms of the truncated square tiling: a(1..5)
+    assert free_polyforms(lattice, 5) == [2, 2, 7, 22, 93]
+    assert (len(lattice.motions), lattice.two_colourable) == (8, False)
+    for engine in ENGINES:
+        result = bench.solve(tmp_path / "block.txt", engine=engine)
+        assert (result.unique, result.total) == (4, 8), engine
