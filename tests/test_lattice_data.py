@@ -197,3 +197,66 @@ def test_the_worked_example_of_the_docs_parses_grows_and_solves(tmp_path):
     for engine in ENGINES:
         result = bench.solve(tmp_path / "block.txt", engine=engine)
         assert (result.unique, result.total) == (4, 8), engine
+
+
+# -- boards that wrap round: cylinders and tori --------------------------------------------------------------------
+
+WRAP_LATTICES = ["cubic", "hex", "triangle", "tetrakis"]
+
+
+@pytest.mark.parametrize("lattice", WRAP_LATTICES)
+@settings(max_examples=6, deadline=None)
+@given(data=st.data())
+def test_random_wrapped_tilings_agree_with_the_brute_force_on_every_engine(lattice, data, tmp_path_factory):
+    text = data.draw(tiled_puzzles(lattice, small=True))
+    [definition] = bench.parse_text(text, "t.txt")
+    wrap = data.draw(st.sampled_from([w for w in ("x", "y", "xy")
+                                      if all(definition.dims["xy".index(a)] >= 3 for a in w)] or [""]))
+    if wrap:
+        text = text.replace("\n", f":wrap={wrap}\n", 1)
+    path = tmp_path_factory.mktemp("wrapped") / "t.txt"
+    path.write_text(text)
+    [puzzle] = bench.load(path)
+    oracle = lattice_reference.count(str(path))
+    assert puzzle.group.order == oracle["group"], text
+    cover = Cover.from_puzzle(puzzle, redundancy=data.draw(st.sampled_from([None, True])))
+    for engine in ENGINES:
+        result = get_engine(engine).solve(cover)
+        assert (result.unique, result.total) == (oracle["unique"], oracle["total"]), (engine, text)
+
+
+@pytest.mark.parametrize("name", ["tetrominoes_torus_5x4.txt", "tetrominoes_cylinder_5x4.txt"])
+def test_the_bundled_torus_and_cylinder_agree_with_the_brute_force_on_every_engine(name):
+    path = DEFS / name
+    [puzzle] = bench.load(path)
+    expected = expected_for(puzzle)
+    oracle = lattice_reference.count(str(path))
+    assert (oracle["unique"], oracle["total"], oracle["group"]) == (expected.unique, expected.total, expected.group)
+    assert puzzle.group.order == expected.group and puzzle.wrapped and not puzzle.has_parity
+    for redundancy in (None, True):
+        cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
+        for engine in ENGINES:
+            result = get_engine(engine).solve(cover)
+            assert (result.unique, result.total) == (expected.unique, expected.total), (engine, redundancy)
+
+
+@pytest.mark.parametrize("header, message", [
+    ("D:xDim=5:yDim=4:zDim=1:wrap=z", "wrap=z; expected wrap=x or wrap=y (a cylinder) or wrap=xy (a torus)"),
+    ("D:xDim=2:yDim=4:zDim=1:wrap=xy", "wrap=xy round xDim=2; expected at least 3 cells round"),
+    ("D:xDim=4:yDim=4:zDim=4:lattice=fcc:wrap=x", "wrap= on the fcc lattice: its translations are not every step"),
+])
+def test_a_wrap_that_cannot_be_says_so_at_its_line(header, message):
+    with pytest.raises(DefinitionError) as info:
+        bench.parse_text(header + "\nC:name=a:layout=0 0 0\n~D\n", "t.txt")
+    assert info.value.line == 1 and message in info.value.message, str(info.value)
+
+
+def test_a_cylinder_round_an_even_number_of_squares_keeps_its_checkerboard():
+    [puzzle] = bench.parse_text("D:xDim=4:yDim=2:zDim=1:wrap=x\nC:name=a:layout=0 0 0, 1 0 0\nC:name=b:layout=0 0 0, 1 0 0\n"
+                                "C:name=c:layout=0 0 0, 1 0 0\nC:name=d:layout=0 0 0, 1 0 0\n~D\n", "t.txt")
+    from bench.models.puzzle import Puzzle
+    p = Puzzle.from_definition(puzzle)
+    # dominoes round a cylinder 4 round and 2 high: 4 ways with both rows round, 4 with a pair upright, 1 all upright
+    assert p.has_parity and (p.group.order, len(p.images)) == (16, 12)
+    result = get_engine("dlx").solve(Cover.from_puzzle(p))
+    assert (result.unique, result.total) == (4, 9)

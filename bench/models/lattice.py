@@ -481,6 +481,11 @@ class Lattice:
                     return np.array(w, dtype=np.int64), np.array(f, dtype=np.int64)
         return None
 
+    @property
+    def index(self) -> int:
+        """How many unit-cell positions one translation class spans (1 where every step along x and y is a translation)."""
+        return self._index
+
     @cached_property
     def digest(self) -> str:
         """A short hash of the description's text: two lattices of one name read from different text differ."""

@@ -56,6 +56,7 @@ from itertools import permutations, product
 SQRT3 = math.sqrt(3.0)
 EPS = 1e-6
 LATTICES = ("hex", "triangle", "hexprism", "fcc", "cube", "tetrakis", "tetraocta")
+"""The lattices a file may name (``cube`` without a name; one layer of it is ``square``)."""
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +115,10 @@ def read_definition(path):
         raise ValueError(f"{path}: lattice {lattice!r} is not one of {LATTICES}")
     dims = tuple(int(header[k]) for k in ("xDim", "yDim", "zDim"))
     one_side = header.get("oneSide", "0") == "1"
-    return dict(dims=dims, lattice=lattice, one_side=one_side, pieces=pieces)
+    if lattice == "cube" and dims[2] == 1:
+        lattice = "square"
+    wrap = tuple("xyz"[a] in header.get("wrap", "") for a in range(3))
+    return dict(dims=dims, lattice=lattice, one_side=one_side, pieces=pieces, wrap=wrap)
 
 
 # ---------------------------------------------------------------------------
@@ -439,9 +443,30 @@ class TetraOctaLattice(Lattice):
         return {c for c in product(*(range(d) for d in dims)) if self.is_cell(c)}
 
 
+class SquareLattice(CubeLattice):
+    """Unit squares of one layer, turned and flipped in their plane (a flat cubic puzzle)."""
+
+    name = "square"
+
+    def proper(self):
+        return [_rot_z(0), ((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)), _matmul(_rot_z(3), _rot_z(0)),
+                ((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0))]
+
+    def improper(self):
+        return [_matmul(m, MIRROR_Y) for m in self.proper()]
+
+    def is_translation(self, d):
+        return d[2] == 0
+
+    def box(self, dims):
+        x, y, _ = dims
+        return {(a, b, 0) for a in range(x) for b in range(y)}
+
+
 def make_lattice(name):
     return {"hex": HexLattice, "triangle": TriangleLattice, "hexprism": HexPrismLattice, "fcc": FccLattice,
-            "cube": CubeLattice, "tetrakis": TetrakisLattice, "tetraocta": TetraOctaLattice}[name]()
+            "cube": CubeLattice, "square": SquareLattice, "tetrakis": TetrakisLattice,
+            "tetraocta": TetraOctaLattice}[name]()
 
 
 # ---------------------------------------------------------------------------
@@ -487,8 +512,13 @@ def is_connected(lattice, cells):
     return len(seen) == len(cells)
 
 
-def placements(lattice, orients, open_cells):
-    """Every translate of every orientation lying inside ``open_cells``."""
+def round_board(cell, dims, wrap):
+    """A cell of a board that wraps round (``wrap``, per axis) taken back into the box."""
+    return tuple(c % n if w else c for c, n, w in zip(cell, dims, wrap))
+
+
+def placements(lattice, orients, open_cells, dims=None, wrap=(False, False, False)):
+    """Every translate of every orientation lying inside ``open_cells`` (taken round a wrapped board)."""
     found = set()
     for shape in orients:
         anchor = shape[0]
@@ -496,10 +526,20 @@ def placements(lattice, orients, open_cells):
             d = lattice.offset(anchor, target)
             if d is None:
                 continue
-            image = frozenset(lattice.translate(c, d) for c in shape)
-            if image <= open_cells:
+            cells = [round_board(lattice.translate(c, d), dims, wrap) if any(wrap) else lattice.translate(c, d)
+                     for c in shape]
+            image = frozenset(cells)
+            if len(image) == len(cells) and image <= open_cells:
                 found.add(image)
     return sorted(found, key=sorted)
+
+
+def board_adjacent(lattice, a, b, dims, wrap):
+    """Whether two cells of a board touch, across a seam of a wrapped board too."""
+    for k in product(*((-1, 0, 1) if w else (0,) for w in wrap)):
+        if lattice.adjacent(a, tuple(c + s * n for c, s, n in zip(b, k, dims))):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -595,7 +635,7 @@ def exact_covers(cells, rows, capacity):
 def build(path, mirror=False):
     spec = read_definition(path)
     lattice = make_lattice(spec["lattice"])
-    flat = spec["lattice"] in ("hex", "triangle", "tetrakis")
+    flat = spec["lattice"] in ("hex", "triangle", "tetrakis", "square")
     piece_motions = lattice.motions(flips=flat and not spec["one_side"])
     # the candidate symmetries of the board: flips too for flat lattices, reflections too with mirror
     board_motions = lattice.motions(flips=flat or mirror)
@@ -627,7 +667,8 @@ def build(path, mirror=False):
         raise ValueError(f"{path}: the pieces have {volume} cells, the open board {len(open_cells)}")
     rows = []
     for key, name in shapes.items():
-        for image in placements(lattice, orientations(lattice, key, piece_motions), open_cells):
+        for image in placements(lattice, orientations(lattice, key, piece_motions), open_cells, spec["dims"],
+                                spec["wrap"]):
             rows.append((name, image))
     return dict(spec=spec, lattice=lattice, piece_motions=piece_motions, board_motions=board_motions,
                 open_cells=open_cells, shapes=shapes, capacity=capacity, rows=rows, mobile=mobile)
@@ -639,6 +680,8 @@ def symmetry_group(puzzle):
     open_cells = puzzle["open_cells"]
     piece_motions = puzzle["piece_motions"]
     pieces = Counter(canonical(lattice, cells, piece_motions) for _, cells in puzzle["mobile"])
+    if any(puzzle["spec"]["wrap"]):
+        return _wrapped_group(puzzle, pieces)
     lowest = min(open_cells)
     group = []
     for move in puzzle["board_motions"]:
@@ -654,6 +697,38 @@ def symmetry_group(puzzle):
             continue
         if image not in group:
             group.append(image)
+    return group
+
+
+def _wrapped_group(puzzle, pieces):
+    """The symmetries of a wrapped board: every motion followed by every translation, taken round the board, that
+    maps the open cells onto themselves, touching cells onto touching cells (across the seams too) and the
+    pieces onto the pieces."""
+    lattice, open_cells = puzzle["lattice"], puzzle["open_cells"]
+    dims, wrap = puzzle["spec"]["dims"], puzzle["spec"]["wrap"]
+    cells = sorted(open_cells)
+    touching = [(a, b) for i, a in enumerate(cells) for b in cells[i + 1:] if board_adjacent(lattice, a, b, dims, wrap)]
+    lowest = [min(c[a] for c in open_cells) for a in range(3)]
+    group = []
+    for move in puzzle["board_motions"]:
+        moved = {c: move(c) for c in open_cells}
+        low = [min(m[a] for m in moved.values()) for a in range(3)]
+        # along an axis that does not wrap the moved board must come back home; along one that does, any shift
+        for shift in product(*(range(n) if w else (0,) for n, w in zip(dims, wrap))):
+            d = tuple(s if w else home - here for s, w, home, here in zip(shift, wrap, lowest, low))
+            if not lattice.is_translation(d):
+                continue
+            image = {c: round_board(lattice.translate(m, d), dims, wrap) for c, m in moved.items()}
+            if set(image.values()) != open_cells:
+                continue
+            if not all(board_adjacent(lattice, image[a], image[b], dims, wrap) for a, b in touching):
+                continue
+            mapped = Counter(canonical(lattice, [move(c) for c in cells_], puzzle["piece_motions"])
+                             for _, cells_ in puzzle["mobile"])
+            if mapped != pieces:
+                continue
+            if image not in group:
+                group.append(image)
     return group
 
 
