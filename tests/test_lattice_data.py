@@ -260,3 +260,12 @@ def test_a_cylinder_round_an_even_number_of_squares_keeps_its_checkerboard():
     assert p.has_parity and (p.group.order, len(p.images)) == (16, 12)
     result = get_engine("dlx").solve(Cover.from_puzzle(p))
     assert (result.unique, result.total) == (4, 9)
+
+
+def test_info_shows_the_lattice_its_group_orders_and_the_wrap(capsys):
+    from bench.cli import main
+
+    assert main(["info", str(DEFS / "tetrominoes_torus_5x4.txt")]) == 0
+    facts = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines() if "=" in line)
+    assert (facts["LATTICE"], facts["LATTICE_MOTIONS"], facts["LATTICE_PROPER_MOTIONS"], facts["WRAP"],
+            facts["SYMMETRY_GROUP_ORDER"]) == ("cubic", "48", "24", "xy", "80")
