@@ -17,6 +17,7 @@ from bench.models.expected import expected_for
 from bench.errors import DefinitionError
 from bench.models.lattice import LATTICES, load_lattice
 from support import DATA, DEFS, ROOT, available_engines, lattice_reference
+from support.reference import enumerate_covers
 from support.strategies import tiled_puzzles
 
 # the native engines and the solver encodings; model counting (ganak) has its own tests and is slow here
@@ -269,3 +270,20 @@ def test_info_shows_the_lattice_its_group_orders_and_the_wrap(capsys):
     facts = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines() if "=" in line)
     assert (facts["LATTICE"], facts["LATTICE_MOTIONS"], facts["LATTICE_PROPER_MOTIONS"], facts["WRAP"],
             facts["SYMMETRY_GROUP_ORDER"]) == ("cubic", "48", "24", "xy", "80")
+
+
+def test_a_torus_is_drawn_flat_with_its_seams_marked():
+    from bench.drawing.picture import SEAM, draw
+    from bench.drawing.solution import Solution
+
+    [puzzle] = bench.load(DEFS / "tetrominoes_torus_5x4.txt")
+    cover = Cover.from_puzzle(puzzle)
+    chosen = enumerate_covers(cover, limit=1)[0]
+    solution = Solution.from_cover(cover, chosen, "torus")
+    assert Solution.from_json(solution.to_json()).wrap == "xy"
+    scene = draw(solution)
+    seams = [item for item in scene.items if getattr(item, "role", "") == "seam"]
+    # drawn flat, the 5x4 torus shows its left-right seam twice (4 edges at each side) and its top-bottom one twice
+    assert len(seams) == 2 * 4 + 2 * 5 and all(line.stroke == SEAM for line in seams)
+    captions = [item.text for item in scene.items if getattr(item, "role", "") == "caption"]
+    assert any("a torus" in text for text in captions)
