@@ -795,7 +795,6 @@ class Lattice:
         return self._second(layer).index(c)
 
 
-_IN_PLANE = _readonly(np.array([1, 1, 0], dtype=np.int64))
 # proper rotations taking a piece lying across axis a into a layer z = constant, its +a side up
 _LAYINGS = (
     (2, _readonly(np.eye(3, dtype=np.int64))),
