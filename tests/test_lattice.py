@@ -39,10 +39,11 @@ def cell_set(coords) -> set:
 # -- the groups ----------------------------------------------------------------------------------
 
 
-def test_registry_lists_exactly_the_five_lattices():
-    assert sorted(LATTICES) == ["cubic", "fcc", "hex", "hexprism", "triangle"]
+def test_registry_lists_exactly_the_bundled_lattices():
+    assert sorted(LATTICES) == ["cubic", "fcc", "hex", "hexprism", "tetrakis", "tetraocta", "triangle"]
     assert get_lattice("hex") is HEX
-    with pytest.raises(UsageError, match="unknown lattice 'square'; expected one of: cubic, fcc, hex, hexprism, triangle"):
+    with pytest.raises(UsageError, match="unknown lattice 'square'; expected one of: cubic, fcc, hex, hexprism, tetrakis, "
+                                         "tetraocta, triangle, or a description FILE.toml"):
         get_lattice("square")
 
 
@@ -228,7 +229,8 @@ def parse_error(text: str) -> DefinitionError:
 
 
 @pytest.mark.parametrize("text, line, fragment", [
-    ("D:xDim=1:yDim=1:zDim=1:lattice=square\n~D", 1, "unknown lattice 'square'; expected one of: cubic, fcc, hex, hexprism, triangle"),
+    ("D:xDim=1:yDim=1:zDim=1:lattice=square\n~D", 1, "unknown lattice 'square'; expected one of: cubic, fcc, hex, hexprism, "
+                                                      "tetrakis, tetraocta, triangle"),
     ("D:xDim=2:yDim=2:zDim=2:lattice=hex\n~D", 1, "the hex lattice is two-dimensional, but zDim=2; expected zDim=1"),
     ("D:xDim=2:yDim=2:zDim=3:lattice=triangle\n~D", 1, "the triangle lattice is two-dimensional"),
     ("D:xDim=2:yDim=2:zDim=2:lattice=fcc:oneSide\n~D", 1, "oneSide needs a 2-D puzzle (zDim=1), but zDim=2"),
@@ -256,7 +258,8 @@ def test_lattice_key_absent_means_cubic_and_is_kept():
     assert d.lattice is CUBIC
     for name in LATTICES:
         z = 1 if get_lattice(name).flat else 2
-        [d] = parse_text(f"D:xDim=2:yDim=2:zDim={z}:lattice={name}\nC:name=a:layout=0 0 0\n~D")
+        cell = " ".join(map(str, get_lattice(name).box_coords((3, 3, z))[0]))
+        [d] = parse_text(f"D:xDim=2:yDim=2:zDim={z}:lattice={name}\nC:name=a:layout={cell}\n~D")
         assert d.lattice is get_lattice(name)
 
 

@@ -133,6 +133,10 @@ def geometric_facts(puzzle, cover) -> dict:
         "PUZZLE_INDEX": puzzle.definition.index,
         "DIMENSION": f"{X}x{Y}x{Z}",
         "LATTICE": puzzle.lattice.name,
+        # the lattice's own group (its motions modulo translations), apart from the board's below
+        "LATTICE_MOTIONS": len(puzzle.lattice.motions),
+        "LATTICE_PROPER_MOTIONS": sum(g.proper for g in puzzle.lattice.motions),
+        "WRAP": puzzle.definition.wrap or "none",
         "ONE_SIDE": "ON" if puzzle.one_side else "OFF",
         "SHAPE": shapes,
         "SHAPES": len(puzzle.shapes),

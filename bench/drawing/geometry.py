@@ -1,8 +1,8 @@
 """Where each lattice's cells are drawn: the layer a cell lies in, its 2-D shape there, and its place in space.
 
-Plane coordinates ``(u, v)`` have v pointing up.  Each lattice has a
-:class:`Footprint`; adding a lattice that draws differently is one subclass
-and one entry in :data:`FOOTPRINTS`.  Cubes, hexagonal prisms and the flat
+Plane coordinates ``(u, v)`` have v pointing up.  Each lattice names its
+:class:`Footprint` in its description: one of :data:`STYLES`, or
+``polygons`` (:class:`Polygons`), the corners of each cell type.  Cubes, hexagonal prisms and the flat
 lattices are drawn by their z layers, one unit per cell edge.  Spheres are
 drawn by the layers a person stacks (:class:`Balls`): the square or
 triangular layers of the packing, bottom first, whichever way the puzzle's
@@ -184,10 +184,41 @@ class Balls(Footprint):
         return self.axes @ np.asarray(cell, dtype=float) / SQRT2
 
 
-FOOTPRINTS: dict[str, Footprint] = {"cubic": Square(), "hex": Hexagon(), "triangle": Triangle(),
-                                    "hexprism": Hexagon(), "fcc": Balls()}
+class Polygons(Footprint):
+    """Cells drawn as the polygons a lattice description gives (``[drawing]`` ``corners``), layer by layer.
+
+    A cell ``(x, y, ...)`` of type t has the corners ``corners[t]`` shifted
+    by ``(x, y)`` (in lattice units, fractions allowed), mapped to the page
+    by ``plane`` (the page vectors of unit steps along x and y).  A flat
+    lattice draws one layer; a 3-D one its z layers.
+    """
+
+    def __init__(self, lattice):
+        self.lattice = lattice
+        self.height = lattice.layer_height
+        self.label_width = float(min(np.ptp(c[:, 0]) for c in lattice.corners.values()) * 0.6 or 0.5)
+
+    def layer(self, cell):
+        return 0 if self.lattice.flat else int(cell[2])
+
+    def outline(self, cell):
+        cell = np.asarray(cell, dtype=np.int64)
+        t = self.lattice.types[int(self.lattice.type_of(cell[None, :])[0])]
+        corners = self.lattice.corners[t] + np.asarray(cell[:2], dtype=float)[None, :]
+        return corners @ self.lattice.plane
+
+    def position(self, cell):
+        u, v = self.centre(cell)
+        return np.array([u, v, self.layer(cell) * self.height])
+
+
+STYLES: dict[str, Footprint] = {"square": Square(), "hexagon": Hexagon(), "triangle": Triangle(), "balls": Balls()}
+"""The drawing styles a lattice description may name (``[drawing]`` ``picture``), besides ``polygons``."""
 
 
 def footprint(lattice: str) -> Footprint:
     """The footprint of the lattice called ``lattice`` (fit it to a solution with :meth:`Footprint.fitted`)."""
-    return FOOTPRINTS[lattice]
+    from bench.models.lattice import LATTICES
+
+    described = LATTICES[lattice]
+    return Polygons(described) if described.picture == "polygons" else STYLES[described.picture]

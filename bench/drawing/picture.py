@@ -120,8 +120,40 @@ def _edge_key(a, b) -> tuple:
     return (pa, pb) if pa <= pb else (pb, pa)
 
 
+SEAM = "#d62728"
+"""The colour of a wrapped board's seams: thick where two pieces meet across one, thin where a piece crosses it."""
+
+
+def seam_edges(solution: Solution, foot: Footprint, cells: list[tuple]) -> list[tuple]:
+    """The edges along a wrapped board's seams: ``(a, b, same)``, the edge's ends and whether one piece lies on both sides.
+
+    A cell whose neighbour lies past a wrapped side of the box shares an
+    edge with that neighbour's drawing outside the box; the cell there, taken
+    round, is the one that really touches it.
+    """
+    if not solution.wrap or foot.radius is not None:
+        return []
+    lattice = get_lattice(solution.lattice)
+    grid = np.array(lattice.grid_shape(solution.dims), dtype=np.int64)
+    wrap = np.array(["xyz"[a] in solution.wrap for a in range(3)])
+    owner = {tuple(int(c) for c in cell): name for name, cell in cells}
+    out = []
+    for name, cell in cells:
+        edges = {_edge_key(a, b): (a, b) for a, b in zip(foot.outline(cell), np.roll(foot.outline(cell), -1, axis=0))}
+        for n in lattice.neighbours([cell])[0]:
+            outside = (n < 0) | (n >= grid)
+            if not outside.any() or np.any(outside & ~wrap) or not lattice.valid([n])[0]:
+                continue
+            partner = owner.get(tuple(int(c) for c in np.where(wrap, n % grid, n)))
+            other = foot.outline(n)
+            for a, b in zip(other, np.roll(other, -1, axis=0)):
+                if _edge_key(a, b) in edges:
+                    out.append((a, b, partner == name))
+    return out
+
+
 def layer_scene(cells: list[tuple], foot: Footprint, colours: dict[str, str], labels: dict[str, str],
-                bounds: tuple[float, float, float, float], neighbours) -> Scene:
+                bounds: tuple[float, float, float, float], neighbours, seams=()) -> Scene:
     """One layer's cells ``(piece name, cell)`` drawn in the plane box ``bounds = (umin, vmin, umax, vmax)``.
 
     ``neighbours`` are the lattice's offsets between touching cells (the bars joining a piece's balls).
@@ -147,10 +179,14 @@ def layer_scene(cells: list[tuple], foot: Footprint, colours: dict[str, str], la
                 key = _edge_key(a, b)
                 owners.setdefault(key, []).append(name)
                 ends[key] = (px(*a), px(*b))
+        seam_keys = {_edge_key(a, b) for a, b, _ in seams}
         for key, names in owners.items():
-            if len(names) == 1 or names[0] != names[1]:
+            if (len(names) == 1 or names[0] != names[1]) and key not in seam_keys:
                 (x1, y1), (x2, y2) = ends[key]
                 scene.add(Line(x1, y1, x2, y2, "#111111", BORDER))
+        for a, b, same in seams:
+            (x1, y1), (x2, y2) = px(*a), px(*b)
+            scene.add(Line(x1, y1, x2, y2, SEAM, BORDER / 3 if same else BORDER, "seam"))
     else:
         centres = {tuple(int(c) for c in cell): (name, px(*foot.centre(cell))) for name, cell in cells}
         for cell, (name, (x, y)) in centres.items():
@@ -212,7 +248,8 @@ def layers_scene(solution: Solution, foot: Footprint, colours: dict[str, str], l
     x = 0.0
     captions = solution.three_d
     for z in sorted(by_layer):
-        scene = layer_scene(by_layer[z], foot, colours, labels, bounds, neighbours)
+        seams = seam_edges(solution, foot, by_layer[z])
+        scene = layer_scene(by_layer[z], foot, colours, labels, bounds, neighbours, seams)
         out.place(scene, x, 0.0)
         if captions:
             out.add(Text(x + scene.width / 2, scene.height + CAPTION / 2, foot.caption(z, len(by_layer)), 12.0,
@@ -220,6 +257,15 @@ def layers_scene(solution: Solution, foot: Footprint, colours: dict[str, str], l
         x += scene.width + LAYER_GAP
     if captions:
         out.height += CAPTION
+    if solution.wrap:
+        sides = {"x": "the left and right sides", "y": "the top and bottom"}
+        if len(solution.wrap) == 2:
+            text = f"a torus: {sides['x']} are one seam, {sides['y']} another (red)"
+        else:
+            text = f"a cylinder: {sides[solution.wrap]} are one seam (red)"
+        out.add(Text(MARGIN, out.height + CAPTION / 2, text, 12.0, SEAM, "caption", anchor="start"))
+        out.height += CAPTION
+        out.width = max(out.width, text_width(text, 12.0) + 2 * MARGIN)
     return out
 
 

@@ -37,6 +37,8 @@ class Solution:
     pieces: tuple[Placed, ...]
     names: tuple[str, ...]
     title: str = ""
+    wrap: str = ""
+    """The axes the board wraps round (``x``, ``y``, ``xy``): its seams are marked."""
 
     @classmethod
     def from_cover(cls, cover, options, title: str = "", partial: bool = False) -> "Solution":
@@ -46,7 +48,8 @@ class Solution:
                        for name, cells, fixed in cover.placements(options, partial))
         # a piece's copies (copies=) are placed under names of their own: NAME.2, NAME.3, ...
         names = tuple(sorted({p.name for p in puzzle.definition.pieces} | {n for s in puzzle.shapes for n in s.names}))
-        return cls(puzzle.lattice.name, tuple(int(d) for d in puzzle.dims), pieces, names, title)
+        return cls(puzzle.lattice.name, tuple(int(d) for d in puzzle.dims), pieces, names, title,
+                   puzzle.definition.wrap)
 
     @property
     def three_d(self) -> bool:
@@ -55,8 +58,11 @@ class Solution:
 
     def to_json(self) -> dict:
         """The form stored in result files."""
-        return {"lattice": self.lattice, "dims": list(self.dims), "names": list(self.names), "title": self.title,
-                "pieces": [{"name": p.name, "stationary": p.stationary, "cells": p.cells.tolist()} for p in self.pieces]}
+        out = {"lattice": self.lattice, "dims": list(self.dims), "names": list(self.names), "title": self.title,
+               "pieces": [{"name": p.name, "stationary": p.stationary, "cells": p.cells.tolist()} for p in self.pieces]}
+        if self.wrap:
+            out["wrap"] = self.wrap
+        return out
 
     @classmethod
     def from_json(cls, data: dict) -> "Solution":
@@ -73,6 +79,6 @@ class Solution:
             pieces = tuple(Placed(str(p["name"]), np.asarray(p["cells"], dtype=np.int64).reshape(-1, 3),
                                   bool(p.get("stationary", False))) for p in data["pieces"])
             return cls(data["lattice"], tuple(int(d) for d in data["dims"]), pieces,
-                       tuple(str(n) for n in data["names"]), str(data.get("title", "")))
+                       tuple(str(n) for n in data["names"]), str(data.get("title", "")), str(data.get("wrap", "")))
         except (KeyError, TypeError, ValueError) as exc:
             raise BenchError(f"stored solution is malformed ({type(exc).__name__}: {exc})") from None

@@ -41,7 +41,7 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
         ``opt_map[g, o]``: the option element g turns option o into, -1 if
         that image was filtered out.
     opt_gmask : uint64[:]
-        Bit g set when ``opt_map[g, o] >= 0``.
+        Bit g set when ``opt_map[g, o] >= 0``, for the first 64 elements (the others are checked in ``opt_map``).
     grid : int32[:]
         Scratch space of ``n_cells`` entries.
 
@@ -55,7 +55,8 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
     mask = ~np.uint64(0)
     for k in range(n_chosen):
         mask &= opt_gmask[chosen[k]]
-    if mask == np.uint64(1):
+    order = opt_map.shape[0]
+    if mask == np.uint64(1) and order <= 64:
         return 1
     # a cell left empty (an optional cell) holds -1
     for c in range(n_cells):
@@ -67,9 +68,20 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
             if item < n_cells:
                 grid[item] = o
     stabilizer = 1
-    for g in range(1, opt_map.shape[0]):
-        if (mask >> np.uint64(g)) & np.uint64(1) == 0:
-            continue
+    for g in range(1, order):
+        if g < 64:
+            if (mask >> np.uint64(g)) & np.uint64(1) == 0:
+                continue
+        else:
+            # a group larger than the mask's 64 bits (a torus's translations): whether g keeps every option of
+            # the cover among the filtered ones is asked of each
+            kept = True
+            for k in range(n_chosen):
+                if opt_map[g, chosen[k]] < 0:
+                    kept = False
+                    break
+            if not kept:
+                continue
         verdict = 0
         for c in range(n_cells):
             mine = grid[c]

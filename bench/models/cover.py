@@ -81,8 +81,10 @@ class CoverSymmetry:
         cell_inv = np.empty_like(cell_perm)
         rows = np.arange(cell_perm.shape[0])[:, None]
         cell_inv[rows, cell_perm] = np.arange(cell_perm.shape[1], dtype=np.int32)[None, :]
-        bits = (np.uint64(1) << np.arange(opt_map.shape[0], dtype=np.uint64))[:, None]
-        gmask = np.bitwise_or.reduce(np.where(opt_map >= 0, bits, np.uint64(0)), axis=0)
+        # one bit for each of the first 64 elements; classify_cover checks the others in opt_map
+        first = opt_map[:64]
+        bits = (np.uint64(1) << np.arange(first.shape[0], dtype=np.uint64))[:, None]
+        gmask = np.bitwise_or.reduce(np.where(first >= 0, bits, np.uint64(0)), axis=0)
         return cls(tuple(names), _readonly(cell_perm), _readonly(cell_inv), _readonly(opt_map),
                    _readonly(np.asarray(gmask, dtype=np.uint64).reshape(opt_map.shape[1])))
 

@@ -156,6 +156,8 @@ class PuzzleDefinition:
     lattice: Lattice = CUBIC
     board_colours: tuple[tuple[tuple[int, int, int], str, int], ...] = ()
     """``(cell, colour, line)`` for every coloured cell of the board (``K`` directives)."""
+    wrap: str = ""
+    """The axes along which the board wraps round (``x``: a cylinder, ``xy``: a torus): ``D:...:wrap=xy``."""
 
     @property
     def label(self) -> str:
@@ -211,6 +213,8 @@ def _strip_comment(line: str) -> str:
 class _Parser:
     def __init__(self, path: str):
         self.path = path
+        # a lattice description named by a definition file lies beside it (standard input: the working folder)
+        self.folder = Path(path).parent if path not in ("-", "<stdin>") else Path(".")
 
     def error(self, line: int, message: str) -> DefinitionError:
         return DefinitionError(self.path, line, message)
@@ -267,7 +271,7 @@ class _Parser:
     # -- D directive ---------------------------------------------------------
 
     def parse_puzzle(self, lines, i, lineno, header, index):
-        dims, one_side, lattice = self.parse_d_header(lineno, header)
+        dims, one_side, lattice, wrap = self.parse_d_header(lineno, header)
         self.cells = 0
         pieces: list[PieceDefinition] = []
         names: dict[str, int] = {}
@@ -290,7 +294,7 @@ class _Parser:
             if content == "~D":
                 pieces = self.apply_properties(pieces, properties, dims)
                 return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces), lattice,
-                                        tuple(colours)), i
+                                        tuple(colours), wrap), i
             if directive == "C":
                 add(self.parse_c(here, content, lattice))
             elif directive == "P":
@@ -335,9 +339,9 @@ class _Parser:
         return attrs
 
     def parse_d_header(self, lineno, header):
-        attrs = self.parse_attributes(lineno, header, ("xDim", "yDim", "zDim", "oneSide", "lattice"), flags=("oneSide",))
+        attrs = self.parse_attributes(lineno, header, ("xDim", "yDim", "zDim", "oneSide", "lattice", "wrap"), flags=("oneSide",))
         try:
-            lattice = get_lattice(attrs.get("lattice", CUBIC.name))
+            lattice = get_lattice(attrs.get("lattice", CUBIC.name), self.folder)
         except UsageError as exc:
             raise self.error(lineno, str(exc)) from None
         dims = []
@@ -362,7 +366,18 @@ class _Parser:
             one_side = value == "1"
         if one_side and dims[2] != 1:
             raise self.error(lineno, f"oneSide needs a 2-D puzzle (zDim=1), but zDim={dims[2]}")
-        return tuple(dims), one_side, lattice
+        wrap = attrs.get("wrap", "")
+        if wrap:
+            if wrap not in ("x", "y", "xy"):
+                raise self.error(lineno, f"wrap={_clip(wrap)}; expected wrap=x or wrap=y (a cylinder) or wrap=xy (a torus)")
+            short = [f"{a}Dim={dims['xy'.index(a)]}" for a in wrap if dims["xy".index(a)] < 3]
+            if short:
+                raise self.error(lineno, f"wrap={wrap} round {', '.join(short)}; expected at least 3 cells round "
+                                         "(with fewer a cell would touch itself or one cell twice)")
+            if lattice.index != 1:
+                raise self.error(lineno, f"wrap= on the {lattice.name} lattice: its translations are not every step "
+                                         "along x and y; expected a lattice whose cells repeat at every x and y")
+        return tuple(dims), one_side, lattice, wrap
 
     # -- C directive ---------------------------------------------------------
 

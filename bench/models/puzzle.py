@@ -165,6 +165,8 @@ class Puzzle:
         self.grid_dims = self.lattice.grid_shape(definition.dims)
         self.one_side = definition.one_side
         self.planar = self.lattice.flat or definition.dims[2] == 1
+        # the axes along which the board wraps round: a cylinder (one), a torus (x and y)
+        self.wrap = np.array(["xyz"[a] in definition.wrap for a in range(3)], dtype=bool)
         # a flat puzzle's group holds its plane's reflections already (flips of two-sided pieces are half
         # turns; flips of a one-sided set that is closed under mirroring are polycube's convention)
         self.convention = CONVENTION_MIRROR if mirror or self.planar else CONVENTION_ROTATIONS
@@ -363,6 +365,8 @@ class Puzzle:
     def open_index(self, coords: np.ndarray) -> np.ndarray:
         """Open-cell numbers of coordinate rows, -1 for cells that are not open (outside the grid too)."""
         coords = np.asarray(coords, dtype=np.int64)
+        if self.wrap.any():
+            coords = np.where(self.wrap, coords % np.array(self.grid_dims), coords)
         inside = np.all((coords >= 0) & (coords < np.array(self.grid_dims)), axis=-1)
         box = self.box_index(np.where(inside[..., None], coords, 0))
         return np.where(inside & (box >= 0), self.box_to_open[np.maximum(box, 0)], -1)
@@ -383,13 +387,26 @@ class Puzzle:
 
     @property
     def has_parity(self) -> bool:
-        """True when the lattice has a two-colouring, so parities mean something."""
-        return self.lattice.two_colourable
+        """True when the board has a two-colouring, so parities mean something.
+
+        The lattice's colouring, where it has one; on a wrapped board only
+        when going once round keeps the colour (a 5-wide cylinder of squares
+        has no checkerboard).
+        """
+        if not self.lattice.two_colourable:
+            return False
+        periods = np.diag(np.array(self.grid_dims, dtype=np.int64))[self.wrap]
+        return bool(np.all(self.lattice.colour(periods) == self.lattice.colour(np.zeros((1, 3), dtype=np.int64))))
+
+    @property
+    def wrapped(self) -> bool:
+        """True for a board that wraps round (``wrap=``): a cylinder or a torus."""
+        return bool(self.wrap.any())
 
     @cached_property
     def parity(self) -> int:
         """Two-colour parity of the open region (black minus white cells); 0 without a colouring."""
-        colour = self.lattice.colour(self.open_coords)
+        colour = self.lattice.colour(self.open_coords) if self.has_parity else None
         return 0 if colour is None else int(colour.sum())
 
     def allowed_motions(self) -> np.ndarray:
@@ -442,7 +459,7 @@ class Puzzle:
                 orients, tints = self.coloured_orientations(np.array(first.cells), self._tints(first), first.motions)
             pick = min(range(len(orients)), key=lambda k: (_key(orients[k]), b"" if tints is None else tints[k].tobytes()))
             canonical = orients[pick] if orients else np.zeros((0, 3), np.int64)
-            colour = self.lattice.colour(canonical) if orients else None
+            colour = self.lattice.colour(canonical) if orients and self.has_parity else None
             parity = 0 if colour is None else abs(int(colour.sum()))
             shapes.append(Shape(index, tuple(names), _readonly(canonical), tuple(_readonly(o) for o in orients),
                                 parity, stationary_keys.count(key), 0 if spare else lo, first.motions or "all",
@@ -520,17 +537,34 @@ class Puzzle:
             # two coloured orientations that lie on the same cells are one placement (colours only say where a piece
             # may lie): the first is kept
             placed_cells: set[bytes] = set()
+            wrapped: set[bytes] = set()
             for o, cells in enumerate(shape.orientations):
                 low = np.where(moving, -cells.min(axis=0), 0)
                 high = np.where(moving, grid - 1 - cells.max(axis=0), 0)
+                # round a wrapped axis every start is a place (orientations start at 0 on translation axes)
+                low = np.where(self.wrap, 0, low)
+                high = np.where(self.wrap, grid - 1, high)
                 if np.any(high < low):
                     continue
                 shifts = np.stack(np.meshgrid(*(np.arange(a, b + 1) for a, b in zip(low, high)), indexing="ij"), axis=-1)
                 shifts = shifts.reshape(-1, 3)
                 shifts = shifts[self.lattice.is_translation(shifts)]
-                placed = self.box_index(shifts[:, None, :] + cells[None, :, :])
+                moved = shifts[:, None, :] + cells[None, :, :]
+                if self.wrapped:
+                    moved = np.where(self.wrap, moved % grid, moved)
+                placed = self.box_index(moved)
                 open_idx = np.where(placed >= 0, self.box_to_open[np.maximum(placed, 0)], -1)
                 ok = np.all(open_idx >= 0, axis=1)
+                if self.wrapped:
+                    # a piece longer than the way round overlaps itself; one that goes all the way round is
+                    # the same image from several starts
+                    ordered = np.sort(open_idx, axis=1)
+                    ok &= np.all(np.diff(ordered, axis=1) > 0, axis=1)
+                    for k in np.flatnonzero(ok):
+                        key = ordered[k].tobytes()
+                        ok[k] = key not in wrapped
+                        wrapped.add(key)
+                    open_idx = ordered
                 if shape.colours is not None:
                     # a coloured cell of the piece covers a board cell of its colour only
                     tint = shape.colours[o]
@@ -564,7 +598,7 @@ class Puzzle:
     @cached_property
     def image_parity(self) -> np.ndarray:
         """Two-colour parity of every bounded image (all 0 without a colouring)."""
-        colour = self.lattice.colour(self.open_coords)
+        colour = self.lattice.colour(self.open_coords) if self.has_parity else None
         if colour is None:
             return _readonly(np.zeros(len(self.images), dtype=np.int64))
         sums = np.add.reduceat(colour[self.images.cells], self.images.ptr[:-1]) if len(self.images) else np.zeros(0)

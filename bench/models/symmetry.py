@@ -45,7 +45,7 @@ import numpy as np
 from bench.errors import UsageError
 from bench.models.methods import REDUNDANCY_METHODS
 
-MAX_GROUP_ORDER = 64
+MAX_GROUP_ORDER = 4096
 
 
 def match_rows(reference: np.ndarray, queries: np.ndarray) -> np.ndarray:
@@ -141,14 +141,14 @@ class SymmetryGroup:
         own = {int(m) for m in puzzle.allowed_motions()}
         motions, names, perms, shape_perms = [], [], [], []
         seen = set()
-        for m in candidates:
-            m = int(m)
+        for m, step in cls._placements(puzzle, candidates):
             moved = lattice.apply(m, cells)
-            # the translation that takes the moved region back home, if it is the same region
+            # the translation that takes the moved region back home, if it is the same region; round a wrapped
+            # board every translation along it is tried (``step``)
             if len(cells):
-                moved += home - lattice.canonical_shift(moved)
+                moved += (home - lattice.canonical_shift(moved)) * ~puzzle.wrap + step
             perm = puzzle.open_index(moved)
-            if np.any(perm < 0) or perm.tobytes() in seen:
+            if np.any(perm < 0) or perm.tobytes() in seen or len(np.unique(perm)) < len(perm):
                 continue
             # the cells that may stay empty and the board's colours go onto themselves
             if np.any(puzzle.optional_cells[perm] != puzzle.optional_cells) or np.any(board[perm] != board):
@@ -166,7 +166,8 @@ class SymmetryGroup:
                     continue
                 seen.add(perm.tobytes())
                 motions.append(m)
-                names.append(lattice.describe(lattice.motions[m]))
+                names.append(lattice.describe(lattice.motions[m]) + ("+" + ",".join(map(str, step[puzzle.wrap]))
+                                                                     if step.any() else ""))
                 perms.append(perm)
                 shape_perms.append(shape_perm)
         if len(motions) > MAX_GROUP_ORDER:
@@ -175,6 +176,26 @@ class SymmetryGroup:
         shape_perm = np.array(shape_perms, dtype=np.int32).reshape(len(motions), len(puzzle.shapes))
         return cls(puzzle, _readonly(np.array(motions, dtype=np.int64)), tuple(names),
                    _readonly(cell_perm), _readonly(shape_perm))
+
+    @staticmethod
+    def _placements(puzzle, candidates):
+        """``(motion, translation)`` pairs to try: each candidate motion, and on a wrapped board each one that maps
+        the board's periods onto periods, with every translation round it."""
+        zero = np.zeros(3, dtype=np.int64)
+        if not puzzle.wrapped:
+            return [(int(m), zero) for m in candidates]
+        grid = np.array(puzzle.grid_dims, dtype=np.int64)
+        periods = np.diag(grid)[puzzle.wrap]
+        steps = np.stack(np.meshgrid(*(np.arange(n) if w else np.zeros(1, dtype=np.int64)
+                                       for n, w in zip(grid, puzzle.wrap)), indexing="ij"), axis=-1).reshape(-1, 3)
+        out = []
+        for m in candidates:
+            moved = periods @ puzzle.lattice.motions[int(m)].matrix.T
+            # a period goes to a period: nothing along an axis that does not wrap, whole turns along one that does
+            if np.any(moved[:, ~puzzle.wrap]) or np.any(moved[:, puzzle.wrap] % grid[puzzle.wrap]):
+                continue
+            out += [(int(m), step) for step in steps]
+        return out
 
     @staticmethod
     def _key(puzzle, shape, cells) -> object:

@@ -91,7 +91,11 @@ _WHERE = frozenset({"path", "line", "end_line", "index"})
 def puzzle_identity(puzzle) -> dict:
     """What the encoding of ``puzzle`` depends on: every field of its definition but where it was read from."""
     d = puzzle.definition
-    out = {"convention": puzzle.convention, "lattice": d.lattice.name}
+    from bench.models.lattice import BUNDLED_NAMES
+
+    # a lattice read from a description beside the definition is known by its text, not its name alone
+    lattice = d.lattice.name if d.lattice.name in BUNDLED_NAMES else f"{d.lattice.name}@{d.lattice.digest}"
+    out = {"convention": puzzle.convention, "lattice": lattice}
     for f in fields(d):
         if f.name in _WHERE or f.name == "lattice":
             continue

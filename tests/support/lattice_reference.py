@@ -55,7 +55,8 @@ from itertools import permutations, product
 
 SQRT3 = math.sqrt(3.0)
 EPS = 1e-6
-LATTICES = ("hex", "triangle", "hexprism", "fcc", "cube")
+LATTICES = ("hex", "triangle", "hexprism", "fcc", "cube", "tetrakis", "tetraocta")
+"""The lattices a file may name (``cube`` without a name; one layer of it is ``square``)."""
 
 
 # ---------------------------------------------------------------------------
@@ -114,7 +115,10 @@ def read_definition(path):
         raise ValueError(f"{path}: lattice {lattice!r} is not one of {LATTICES}")
     dims = tuple(int(header[k]) for k in ("xDim", "yDim", "zDim"))
     one_side = header.get("oneSide", "0") == "1"
-    return dict(dims=dims, lattice=lattice, one_side=one_side, pieces=pieces)
+    if lattice == "cube" and dims[2] == 1:
+        lattice = "square"
+    wrap = tuple("xyz"[a] in header.get("wrap", "") for a in range(3))
+    return dict(dims=dims, lattice=lattice, one_side=one_side, pieces=pieces, wrap=wrap)
 
 
 # ---------------------------------------------------------------------------
@@ -356,9 +360,113 @@ class FccLattice(Lattice):
         return {(a, b, c) for a in range(x) for b in range(y) for c in range(z) if (a + b + c) % 2 == 0}
 
 
+class TetrakisLattice(Lattice):
+    """Right isosceles triangles: each unit square cut by its diagonals; t = 0, 1, 2, 3 the bottom, right, top, left."""
+
+    name = "tetrakis"
+    # the centroids of the four triangles of the square [0, 1] x [0, 1]
+    _CENTROIDS = ((0.5, 1.0 / 6.0), (5.0 / 6.0, 0.5), (0.5, 5.0 / 6.0), (1.0 / 6.0, 0.5))
+
+    def embed(self, cell):
+        x, y, t = cell
+        u, v = self._CENTROIDS[t]
+        return (x + u, y + v, 0.0)
+
+    def locate(self, p):
+        x, y = math.floor(p[0] + EPS), math.floor(p[1] + EPS)
+        u, v = p[0] - x, p[1] - y
+        t = min(range(4), key=lambda k: math.dist((u, v), self._CENTROIDS[k]))
+        return (x, y, t)
+
+    def adjacent(self, a, b):
+        # triangles sharing a leg (centroids sqrt 2 / 3 apart) or a hypotenuse (1 / 3 apart)
+        d = math.dist(self.embed(a), self.embed(b))
+        return abs(d - math.sqrt(2.0) / 3.0) < EPS or abs(d - 1.0 / 3.0) < EPS
+
+    def proper(self):
+        return [((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), ((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)),
+                ((-1.0, 0.0, 0.0), (0.0, -1.0, 0.0), (0.0, 0.0, 1.0)), ((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0))]
+
+    def improper(self):
+        return [_matmul(m, MIRROR_Y) for m in self.proper()]
+
+    def is_translation(self, d):
+        return d[2] == 0
+
+    def is_cell(self, cell):
+        return cell[2] in (0, 1, 2, 3)
+
+    def box(self, dims):
+        x, y, z = dims
+        if z != 1:
+            raise ValueError("a tetrakis puzzle has zDim=1")
+        return {(a, b, t) for a in range(x) for b in range(y) for t in range(4)}
+
+
+class TetraOctaLattice(Lattice):
+    """The tetrahedral-octahedral honeycomb, cells by their centres in doubled coordinates.
+
+    Its vertices are the points of Z^3 with an even coordinate sum; the
+    octahedra are centred on the others, the tetrahedra on the centres of
+    the unit cubes.  Doubled: an octahedron at all-even x y z with x + y + z
+    = 2 (mod 4), a tetrahedron at all-odd x y z.  A tetrahedron and an
+    octahedron share a face when their centres are sqrt 3 / 2 apart (no two
+    octahedra, and no two tetrahedra, share one).  The motions are the
+    cube's 48 about a vertex; the translations the vertex lattice's.
+    """
+
+    name = "tetraocta"
+    neighbour_distance = math.sqrt(3.0) / 2.0
+
+    def embed(self, cell):
+        return tuple(v / 2.0 for v in cell)
+
+    def locate(self, p):
+        cell = tuple(round(2.0 * v) for v in p)
+        if not self.is_cell(cell):
+            raise AssertionError(f"tetraocta: {p} is no cell centre")
+        return cell
+
+    def proper(self):
+        return _signed_permutations(1)
+
+    def improper(self):
+        return _signed_permutations(-1)
+
+    def is_translation(self, d):
+        return all(v % 2 == 0 for v in d) and sum(d) % 4 == 0
+
+    def is_cell(self, cell):
+        return all(v % 2 == 1 for v in cell) or (all(v % 2 == 0 for v in cell) and sum(cell) % 4 == 2)
+
+    def box(self, dims):
+        return {c for c in product(*(range(d) for d in dims)) if self.is_cell(c)}
+
+
+class SquareLattice(CubeLattice):
+    """Unit squares of one layer, turned and flipped in their plane (a flat cubic puzzle)."""
+
+    name = "square"
+
+    def proper(self):
+        return [_rot_z(0), ((0.0, -1.0, 0.0), (1.0, 0.0, 0.0), (0.0, 0.0, 1.0)), _matmul(_rot_z(3), _rot_z(0)),
+                ((0.0, 1.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0))]
+
+    def improper(self):
+        return [_matmul(m, MIRROR_Y) for m in self.proper()]
+
+    def is_translation(self, d):
+        return d[2] == 0
+
+    def box(self, dims):
+        x, y, _ = dims
+        return {(a, b, 0) for a in range(x) for b in range(y)}
+
+
 def make_lattice(name):
-    return {"hex": HexLattice, "triangle": TriangleLattice,
-            "hexprism": HexPrismLattice, "fcc": FccLattice, "cube": CubeLattice}[name]()
+    return {"hex": HexLattice, "triangle": TriangleLattice, "hexprism": HexPrismLattice, "fcc": FccLattice,
+            "cube": CubeLattice, "square": SquareLattice, "tetrakis": TetrakisLattice,
+            "tetraocta": TetraOctaLattice}[name]()
 
 
 # ---------------------------------------------------------------------------
@@ -370,7 +478,13 @@ def normalize(lattice, cells):
     """The translate of ``cells`` whose smallest cell is the origin cell of its kind."""
     cells = sorted(cells)
     first = cells[0]
-    origin = (0, 0, first[2]) if lattice.name == "triangle" else (0, 0, 0)
+    if lattice.name in ("triangle", "tetrakis"):
+        origin = (0, 0, first[2])
+    elif lattice.name == "tetraocta":
+        # the smallest point of the first cell's class modulo the translations, among its residues modulo 4
+        origin = min(tuple((c + e) % 4 for c, e in zip(first, step)) for step in ((0, 0, 0), (2, 2, 0), (2, 0, 2), (0, 2, 2)))
+    else:
+        origin = (0, 0, 0)
     d = lattice.offset(first, origin)
     if d is None:
         raise AssertionError(f"{lattice.name}: cannot translate {first} to the origin")
@@ -398,8 +512,13 @@ def is_connected(lattice, cells):
     return len(seen) == len(cells)
 
 
-def placements(lattice, orients, open_cells):
-    """Every translate of every orientation lying inside ``open_cells``."""
+def round_board(cell, dims, wrap):
+    """A cell of a board that wraps round (``wrap``, per axis) taken back into the box."""
+    return tuple(c % n if w else c for c, n, w in zip(cell, dims, wrap))
+
+
+def placements(lattice, orients, open_cells, dims=None, wrap=(False, False, False)):
+    """Every translate of every orientation lying inside ``open_cells`` (taken round a wrapped board)."""
     found = set()
     for shape in orients:
         anchor = shape[0]
@@ -407,10 +526,20 @@ def placements(lattice, orients, open_cells):
             d = lattice.offset(anchor, target)
             if d is None:
                 continue
-            image = frozenset(lattice.translate(c, d) for c in shape)
-            if image <= open_cells:
+            cells = [round_board(lattice.translate(c, d), dims, wrap) if any(wrap) else lattice.translate(c, d)
+                     for c in shape]
+            image = frozenset(cells)
+            if len(image) == len(cells) and image <= open_cells:
                 found.add(image)
     return sorted(found, key=sorted)
+
+
+def board_adjacent(lattice, a, b, dims, wrap):
+    """Whether two cells of a board touch, across a seam of a wrapped board too."""
+    for k in product(*((-1, 0, 1) if w else (0,) for w in wrap)):
+        if lattice.adjacent(a, tuple(c + s * n for c, s, n in zip(b, k, dims))):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -506,7 +635,7 @@ def exact_covers(cells, rows, capacity):
 def build(path, mirror=False):
     spec = read_definition(path)
     lattice = make_lattice(spec["lattice"])
-    flat = spec["lattice"] in ("hex", "triangle")
+    flat = spec["lattice"] in ("hex", "triangle", "tetrakis", "square")
     piece_motions = lattice.motions(flips=flat and not spec["one_side"])
     # the candidate symmetries of the board: flips too for flat lattices, reflections too with mirror
     board_motions = lattice.motions(flips=flat or mirror)
@@ -538,7 +667,8 @@ def build(path, mirror=False):
         raise ValueError(f"{path}: the pieces have {volume} cells, the open board {len(open_cells)}")
     rows = []
     for key, name in shapes.items():
-        for image in placements(lattice, orientations(lattice, key, piece_motions), open_cells):
+        for image in placements(lattice, orientations(lattice, key, piece_motions), open_cells, spec["dims"],
+                                spec["wrap"]):
             rows.append((name, image))
     return dict(spec=spec, lattice=lattice, piece_motions=piece_motions, board_motions=board_motions,
                 open_cells=open_cells, shapes=shapes, capacity=capacity, rows=rows, mobile=mobile)
@@ -550,6 +680,8 @@ def symmetry_group(puzzle):
     open_cells = puzzle["open_cells"]
     piece_motions = puzzle["piece_motions"]
     pieces = Counter(canonical(lattice, cells, piece_motions) for _, cells in puzzle["mobile"])
+    if any(puzzle["spec"]["wrap"]):
+        return _wrapped_group(puzzle, pieces)
     lowest = min(open_cells)
     group = []
     for move in puzzle["board_motions"]:
@@ -565,6 +697,38 @@ def symmetry_group(puzzle):
             continue
         if image not in group:
             group.append(image)
+    return group
+
+
+def _wrapped_group(puzzle, pieces):
+    """The symmetries of a wrapped board: every motion followed by every translation, taken round the board, that
+    maps the open cells onto themselves, touching cells onto touching cells (across the seams too) and the
+    pieces onto the pieces."""
+    lattice, open_cells = puzzle["lattice"], puzzle["open_cells"]
+    dims, wrap = puzzle["spec"]["dims"], puzzle["spec"]["wrap"]
+    cells = sorted(open_cells)
+    touching = [(a, b) for i, a in enumerate(cells) for b in cells[i + 1:] if board_adjacent(lattice, a, b, dims, wrap)]
+    lowest = [min(c[a] for c in open_cells) for a in range(3)]
+    group = []
+    for move in puzzle["board_motions"]:
+        moved = {c: move(c) for c in open_cells}
+        low = [min(m[a] for m in moved.values()) for a in range(3)]
+        # along an axis that does not wrap the moved board must come back home; along one that does, any shift
+        for shift in product(*(range(n) if w else (0,) for n, w in zip(dims, wrap))):
+            d = tuple(s if w else home - here for s, w, home, here in zip(shift, wrap, lowest, low))
+            if not lattice.is_translation(d):
+                continue
+            image = {c: round_board(lattice.translate(m, d), dims, wrap) for c, m in moved.items()}
+            if set(image.values()) != open_cells:
+                continue
+            if not all(board_adjacent(lattice, image[a], image[b], dims, wrap) for a, b in touching):
+                continue
+            mapped = Counter(canonical(lattice, [move(c) for c in cells_], puzzle["piece_motions"])
+                             for _, cells_ in puzzle["mobile"])
+            if mapped != pieces:
+                continue
+            if image not in group:
+                group.append(image)
     return group
 
 

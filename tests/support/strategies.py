@@ -14,6 +14,8 @@ _DIMS = {
     "triangle": (st.integers(2, 3), st.integers(1, 3), st.just(1)),
     "hexprism": (st.integers(2, 3), st.integers(2, 3), st.integers(1, 2)),
     "fcc": (st.integers(3, 4), st.integers(2, 3), st.integers(2, 3)),
+    "tetrakis": (st.integers(1, 3), st.integers(1, 2), st.just(1)),
+    "tetraocta": (st.integers(3, 4), st.integers(3, 4), st.integers(2, 4)),
 }
 
 
