@@ -23,6 +23,7 @@ from bench.kernels.codes import (BUFFER_FULL, DONE, ENTER, FULL_STOP, HANDOFF, L
                                  TWEAKED, Counters, Matrix, Order, PathArgs, Sink, Symmetry)
 from bench.models.tiny import dominoes, tiny_cover
 from bench.toolchain import warmup
+from bench.kernels.canonical import grid_size
 from bench.kernels.heuristics import compile_order
 from bench.kernels.memo import CoverMemo
 from bench.kernels.bitset import BitLevels, BitSets, bitset_search
@@ -82,7 +83,7 @@ def search_result(engine: str, variant: str, search: "Search", status: Status, s
     compile time a search met on the way (a hand-off's specialization) is
     added to ``timings["compile"]``.
     """
-    exact = search.settings.goal == 0
+    exact = search.classify
     state = search.state
     timings = {**timings, "compile": timings.get("compile", 0.0) + search.late_compile_seconds,
                "solve": search.solve_seconds}
@@ -188,7 +189,7 @@ class Search:
         self.attempts = np.zeros(self.n_pieces + 1, dtype=np.int64)
         self.fits = np.zeros(self.n_pieces + 1, dtype=np.int64)
         self.updates_by = np.zeros(self.n_pieces + 1, dtype=np.int64)
-        self.grid = np.zeros(max(cover.n_cells, 1), dtype=np.int32)
+        self.grid = np.zeros(grid_size(cover.n_cells, cover.symmetry.order, depth + 1), dtype=np.int32)
         self.stream = on_solutions is not None
         self.keep = limits.keep_solutions
         # with a trace, every solution is handed out at once so output stays in search order
@@ -197,7 +198,7 @@ class Search:
         self.sol_len = np.zeros(capacity, dtype=np.int32)
         self.sol_weight = np.zeros(capacity, dtype=np.int64)
         self.kept: list[np.ndarray] = []
-        self.classify = settings.goal == 0
+        self.classify = settings.goal == 0 and not settings.bulk_orbits
         self.first_item = -1 if settings.first_item is None else int(settings.first_item)
         # the DLX kernel's function for this search's argument types, once its first slice has looked it up
         self._dlx = None
