@@ -49,7 +49,7 @@ from pathlib import Path
 import bench
 from benchmarks import user_environment
 from benchmarks.polycube import CASES as POLYCUBE_CASES
-from benchmarks.polycube import pinned, run_bench as run_bench_soma, run_polycube
+from benchmarks.polycube import median_and_range as stats, pinned, run_bench as run_bench_soma, run_polycube
 from bench.bundled import DEFS
 from bench.comparison.results import machine_facts
 from bench.models.expected import expected_for
@@ -109,11 +109,6 @@ def run_python(python: str, code: str, cpu: int | None) -> dict:
     if done.returncode != 0:
         raise SystemExit(f"{python} -c {code!r} failed: {done.stderr.strip()}")
     return {"wall": wall, "cpu": cpu_s}
-
-
-def stats(values: list[float]) -> dict:
-    """Median, min and max."""
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
 def interleave(rounds: int, runners: dict) -> dict[str, list[dict]]:

@@ -60,6 +60,13 @@ def test_a_limited_search_classifies_its_covers_one_by_one():
     assert "fixed_covers" not in result.stats and 0 < result.unique <= 100 <= result.total
 
 
+def test_a_search_its_time_limit_stops_leaves_unique_and_total_unknown():
+    # 13 million covers: seconds of search, far beyond the limit
+    result = bench.solve(DEFS / "dominoes_8x8.txt", "dlx", time_limit=0.05)
+    assert result.status != Status.SOLVED
+    assert (result.unique, result.total) == (None, None) and "fixed_covers" not in result.stats
+
+
 def test_only_matrices_the_cells_decide_and_the_group_keeps_count_in_bulk():
     [dominoes] = bench.load(DEFS / "dominoes_4x4.txt")
     assert bulk_group(Cover.from_puzzle(dominoes)) == list(range(1, 8))

@@ -94,6 +94,9 @@ class Session:
                                           on_solutions=on_solutions, on_trace=on_trace, alongside=alongside)
             if group is not None and result.status == Status.SOLVED:
                 count_orbits(cover, result, group)
+            elif group is not None:
+                # covers left unclassified say nothing of a stopped search's orbits (a split one adds up zeros)
+                result.unique = result.total = None
             return result
         except (BenchError, BrokenPipeError):
             raise
