@@ -1,9 +1,7 @@
-"""Covers counted in bulk: unique and total by Burnside's lemma where covers are plentiful (bench.session.orbits),
-and the canonical check that keeps what it learnt from one cover for the next (bench.kernels.canonical)."""
+"""Covers counted in bulk: unique and total by Burnside's lemma where covers are plentiful (bench.session.orbits)."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -11,11 +9,11 @@ from hypothesis import strategies as st
 import bench
 from bench import Cover, parse_text
 from bench.engines.protocol import Result, Status
-from bench.kernels.canonical import SolutionCounter, classify_cover, grid_size
+from bench.kernels.canonical import SolutionCounter
 from bench.models.expected import expected_for
 from bench.models.puzzle import Puzzle
 from bench.session.orbits import bulk_group, count_orbits
-from support import DATA, DEFS
+from support import DEFS
 from support.reference import enumerate_covers, orbit_counts
 
 # identical pieces filling a board, with symmetric covers (stabilizers of order 2, 4 and 8 on 4x4)
@@ -113,28 +111,3 @@ def test_burnside_counts_equal_brute_force_orbits(puzzle):
     count_orbits(cover, result, group)
     unique, total = orbit_counts(puzzle, solutions, cover)
     assert (result.unique, result.total) == (unique, total)
-
-
-# -- the canonical check that remembers the last cover ----------------------------------------------------------
-
-
-@pytest.mark.parametrize("path, redundancy", [(DEFS / "dominoes_6x6.txt", None), (DATA / "stationary_5x5.txt", None),
-                                              (DEFS / "pentominoes_20x3.txt", True), (DEFS / "somacube.txt", "L")])
-@settings(max_examples=5, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_a_kept_grid_classifies_covers_in_any_order_as_a_fresh_one(path, redundancy, seed):
-    [puzzle] = bench.load(path)
-    cover = Cover.from_puzzle(puzzle, redundancy=redundancy)
-    sym = cover.symmetry
-    solutions = enumerate_covers(cover, limit=400)
-    rng = np.random.default_rng(seed)
-    # search order shares prefixes; a shuffled order, covers written in shuffled option order, shares few
-    order = rng.permutation(len(solutions)) if seed % 2 else np.arange(len(solutions))
-    kept = np.zeros(grid_size(cover.n_cells, sym.order, cover.n_options), dtype=np.int32)
-    for k in order:
-        options = np.array(solutions[k], dtype=np.int32)
-        if seed % 3 == 0:
-            options = rng.permutation(options).astype(np.int32)
-        fresh = np.zeros_like(kept)
-        args = (cover.opt_ptr, cover.opt_items, cover.n_cells, sym.cell_inv, sym.opt_map, sym.opt_gmask)
-        assert classify_cover(options, len(options), *args, kept) == classify_cover(options, len(options), *args, fresh)

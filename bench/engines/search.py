@@ -23,7 +23,6 @@ from bench.kernels.codes import (BUFFER_FULL, DONE, ENTER, FULL_STOP, HANDOFF, L
                                  TWEAKED, Counters, Matrix, Order, PathArgs, Sink, Symmetry)
 from bench.models.tiny import dominoes, tiny_cover
 from bench.toolchain import warmup
-from bench.kernels.canonical import grid_size
 from bench.kernels.heuristics import compile_order
 from bench.kernels.memo import CoverMemo
 from bench.kernels.bitset import BitLevels, BitSets, bitset_search
@@ -189,7 +188,7 @@ class Search:
         self.attempts = np.zeros(self.n_pieces + 1, dtype=np.int64)
         self.fits = np.zeros(self.n_pieces + 1, dtype=np.int64)
         self.updates_by = np.zeros(self.n_pieces + 1, dtype=np.int64)
-        self.grid = np.zeros(grid_size(cover.n_cells, cover.symmetry.order, depth + 1), dtype=np.int32)
+        self.grid = np.zeros(max(cover.n_cells, 1), dtype=np.int32)
         self.stream = on_solutions is not None
         self.keep = limits.keep_solutions
         # with a trace, every solution is handed out at once so output stays in search order

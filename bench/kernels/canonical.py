@@ -43,14 +43,7 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
     opt_gmask : uint64[:]
         Bit g set when ``opt_map[g, o] >= 0``.
     grid : int32[:]
-        Scratch space of :func:`grid_size` entries, zero before the first
-        call.  It keeps the last cover classified, so that the next one,
-        which in a search shares the options of the levels above the one
-        that changed, rewrites only the cells of the options that differ,
-        and each group element's verdict that read only cells of the shared
-        options stands without a comparison.  Where covers are plentiful
-        (32 dominoes in 8x8, 13 million covers) classifying each afresh
-        took half the search.
+        Scratch space of ``n_cells`` entries.
 
     Returns
     -------
@@ -64,81 +57,32 @@ def classify_cover(chosen, n_chosen, opt_ptr, opt_items, n_cells, cell_inv, opt_
         mask &= opt_gmask[chosen[k]]
     if mask == np.uint64(1):
         return 1
-    order = opt_map.shape[0]
-    # the scratch: the cells' options, the depth (place in ``chosen``) of the option on each cell, the last cover's
-    # length, each element's last verdict and the deepest option it read, then the last cover's options
-    depth_at = n_cells
-    length_at = 2 * n_cells
-    verdict_at = length_at + 1
-    read_at = verdict_at + order
-    chosen_at = read_at + order
-    last = grid[length_at]
-    if last == 0:
-        # nothing kept (zeros before the first call): every cell empty (-1, as an optional cell left so), every
-        # verdict to be made
-        for c in range(n_cells):
-            grid[c] = -1
-            grid[depth_at + c] = 1 << 30
-        for g in range(order):
-            grid[read_at + g] = 1 << 30
-    same = 0
-    while same < last and same < n_chosen and grid[chosen_at + same] == chosen[same]:
-        same += 1
-    for k in range(same, last):
-        o = grid[chosen_at + k]
-        for p in range(opt_ptr[o], opt_ptr[o + 1]):
-            item = opt_items[p]
-            if item < n_cells:
-                grid[item] = -1
-                # an empty cell depends on every option, so a verdict that reads it is never kept
-                grid[depth_at + item] = 1 << 30
-    for k in range(same, n_chosen):
+    # a cell left empty (an optional cell) holds -1
+    for c in range(n_cells):
+        grid[c] = -1
+    for k in range(n_chosen):
         o = chosen[k]
-        grid[chosen_at + k] = o
         for p in range(opt_ptr[o], opt_ptr[o + 1]):
             item = opt_items[p]
             if item < n_cells:
                 grid[item] = o
-                grid[depth_at + item] = k
-    grid[length_at] = n_chosen
-    # a verdict that read only cells of the options this cover shares with the last one stands: a smaller image
-    # seen there rejects this cover too, without reading a cell
-    for g in range(1, order):
-        if grid[read_at + g] >= same:
-            grid[read_at + g] = 1 << 30
-        elif (mask >> np.uint64(g)) & np.uint64(1) != 0 and grid[verdict_at + g] < 0:
-            return 0
     stabilizer = 1
-    for g in range(1, order):
+    for g in range(1, opt_map.shape[0]):
         if (mask >> np.uint64(g)) & np.uint64(1) == 0:
             continue
-        if grid[read_at + g] < same:
-            # kept, and not a rejection (checked above): this cover is smaller than its image under g
-            continue
         verdict = 0
-        deepest = 0
         for c in range(n_cells):
             mine = grid[c]
-            source = cell_inv[g, c]
-            other = grid[source]
-            deepest = max(deepest, grid[depth_at + c], grid[depth_at + source])
+            other = grid[cell_inv[g, c]]
             theirs = opt_map[g, other] if other >= 0 else -1
             if theirs != mine:
                 verdict = -1 if theirs < mine else 1
                 break
-        grid[verdict_at + g] = verdict
-        grid[read_at + g] = deepest if verdict != 0 else 1 << 30
         if verdict < 0:
             return 0
         if verdict == 0:
             stabilizer += 1
     return stabilizer
-
-
-def grid_size(n_cells: int, order: int, max_chosen: int) -> int:
-    """Entries of the scratch ``grid`` that :func:`classify_cover` needs, for a group of ``order`` elements and covers
-    of up to ``max_chosen`` options."""
-    return 2 * n_cells + 1 + 2 * order + max_chosen
 
 
 class SolutionCounter:
@@ -170,7 +114,7 @@ class SolutionCounter:
         self.covers = 0
         self.unique = 0
         self.total = 0
-        self._grid = np.zeros(grid_size(cover.n_cells, cover.symmetry.order, cover.n_options), dtype=np.int32)
+        self._grid = np.zeros(max(cover.n_cells, 1), dtype=np.int32)
 
     def add(self, options) -> int:
         """Count one cover; returns its orbit share of the total (0 if not canonical)."""

@@ -362,8 +362,7 @@ def sample_levels(trials, seed, roots, pm0, pm1, pshape, gstart, gend, hi, full0
 @njit(cache=True)
 def classify_rows(rows, lengths, opt_ptr, opt_items, n_cells, cell_inv, opt_map, opt_gmask):
     """Each cover's share of the total (0: not canonical), by :func:`~bench.models.canonical.classify_cover`."""
-    # classify_cover's scratch (bench.kernels.canonical.grid_size, which numba cannot call)
-    grid = np.zeros(2 * n_cells + 1 + 2 * opt_map.shape[0] + rows.shape[1], dtype=np.int32)
+    grid = np.zeros(max(n_cells, 1), dtype=np.int32)
     order = opt_map.shape[0]
     out = np.zeros(rows.shape[0], dtype=np.int64)
     for r in range(rows.shape[0]):
