@@ -374,6 +374,10 @@ def test_report_revalidates_rows_whose_stored_validation_says_nothing(tmp_path, 
     assert "MISMATCH" in out and "All engines that finished agree" not in out
     assert "covers disagree (dlx: 479; fila: 480)" in out and "counts DISAGREE on 1" in out
     assert main(["report", "--csv", str(path)]) == 1 and "MISMATCH" in capsys.readouterr().out
+    # written to a file, the exit status 1 comes with its reason on the terminal
+    assert main(["report", str(path), "--output-file", str(tmp_path / "r.md")]) == 1
+    err = capsys.readouterr().err
+    assert f"MISMATCH in {path}: somacube.txt: covers disagree (dlx: 479; fila: 480)" in err
 
 
 def test_two_conflicting_rows_of_one_round_are_a_mismatch_for_report_and_compare(tmp_path, capsys):

@@ -52,12 +52,21 @@ def cmd_report(args) -> int:
         write_atomic(args.output, text, "-o")
     else:
         sys.stdout.write(text)
-    return 1 if any(mismatches(doc) for _, doc in documents) else 0
+    # said on the terminal too: a report written to a file (or piped) must not exit 1 without a word
+    return 1 if sum(tell_mismatches(str(path), doc) for path, doc in documents) else 0
 
 
 def mismatches(document: dict) -> list[dict]:
     """The count disagreements among a loaded document's rows (validated again on loading)."""
     return [p for p in document["validation"] if p["kind"] == "mismatch"]
+
+
+def tell_mismatches(name: str, document: dict) -> int:
+    """Print a ``MISMATCH in NAME`` line on standard error for each disagreement of ``document``; their number."""
+    found = mismatches(document)
+    for problem in found:
+        print(escape(f"MISMATCH in {name}: {problem['puzzle']}: {problem['message']}"), file=sys.stderr)
+    return len(found)
 
 
 def cmd_compare(args) -> int:
@@ -66,11 +75,7 @@ def cmd_compare(args) -> int:
     before, after = results.load(args.before), results.load(args.after)
     table, counts_changed = compare(before, after, args.threshold)
     print(table)
-    disagreeing = False
-    for name, document in (("A", before), ("B", after)):
-        for problem in mismatches(document):
-            disagreeing = True
-            print(escape(f"MISMATCH in {name}: {problem['puzzle']}: {problem['message']}"), file=sys.stderr)
+    disagreeing = sum(tell_mismatches(name, document) for name, document in (("A", before), ("B", after)))
     if counts_changed:
         print("counts changed between the two runs on the same matrix", file=sys.stderr)
     return 1 if counts_changed or disagreeing else 0
