@@ -1,6 +1,6 @@
 """Before and after: the same searches in two checkouts of bench, interleaved, for a change that must not slow them.
 
-``python -m benchmarks.checkouts BEFORE AFTER [--rounds R] [--python PY]``
+``python -m benchmarks.checkouts BEFORE AFTER [--rounds R] [--python PY] [--only TEXT ...]``
 runs ``bench solve -q -i -w 1`` on each case in the checkout BEFORE and
 in AFTER by turns (A B, then B A, ...), each a fresh process whose kernels
 are already cached, and compares the search seconds (``SOLVE_SECONDS``)
@@ -96,9 +96,14 @@ def checkouts_parser(prog: str, doc: str, rounds: int) -> argparse.ArgumentParse
 
 def main(argv: list[str] | None = None) -> int:
     """Compare the checkouts; returns 1 when a counter differs."""
-    args = checkouts_parser("python -m benchmarks.checkouts", __doc__, rounds=5).parse_args(argv)
+    parser = checkouts_parser("python -m benchmarks.checkouts", __doc__, rounds=5)
+    parser.add_argument("--only", metavar="TEXT", action="append",
+                        help="only the cases whose line (engine, options, file) holds TEXT (repeatable: any of them)")
+    args = parser.parse_args(argv)
     rows = []
     for case in CASES:
+        if args.only and not any(text in f"{case[0]} {' '.join(case[2])} {case[1]}" for text in args.only):
+            continue
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))
         print(f"{rows[-1]['case']}: before {rows[-1]['before']:.4f} s, after {rows[-1]['after']:.4f} s, "
               f"ratio {rows[-1]['ratio']:.3f}, counters identical: {rows[-1]['identical']}", flush=True)

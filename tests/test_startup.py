@@ -99,6 +99,21 @@ def test_native_solves_load_no_other_solver_and_no_report_library(engine):
     assert modules & set(NATIVE) == (set() if aot.buildable() is None else set(NATIVE))
 
 
+# what a cached small solve has no use for: the GPU's compiler, and the workers' machinery (forks, pools, sockets)
+# and the statistics a split or an estimate reports, 20-25 ms each of a process that should cost little more than
+# Python's own start-up
+SMALL_SOLVE_SPARES = ("numba_cuda", "cuda", "multiprocessing", "concurrent", "statistics", "logging")
+
+
+def test_a_small_cached_solve_loads_no_solver_no_report_library_and_no_worker_machinery():
+    argv = ("solve", "-q", "--engine", "fila", "defs/polyspheres_tetrahedron_20.txt")
+    loaded(*argv)
+    status, modules = loaded(*argv)
+    assert status == 0
+    assert modules & {*SOLVERS, *REPORTING, *SMALL_SOLVE_SPARES} == set()
+    assert modules & set(NATIVE) == (set() if aot.buildable() is None else set(NATIVE))
+
+
 def test_the_library_encodes_without_numba():
     code = ("import sys, bench\n"
             "from bench.session.prepare import Request, prepare\n"

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import statistics
 import sys
 import time
 from contextlib import contextmanager
@@ -779,6 +778,9 @@ def cmd_estimate(args) -> int:
 
 def summary(name: str, estimates: list, seconds: float, true: dict | None) -> dict:
     """The KEY=value lines of one puzzle: median and range of the estimates, and the check."""
+    # bench estimate's alone: a solve spares its import (fractions, decimal)
+    import statistics
+
     nodes = [e.nodes for e in estimates]
     doc = {"PUZZLE": name, "TRIALS": estimates[0].trials, "ESTIMATES": len(estimates),
            "ESTIMATE_NODES": round(statistics.median(nodes)),

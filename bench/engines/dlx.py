@@ -36,7 +36,7 @@ class DlxEngine(CompiledEngine):
     """
 
     name = "dlx"
-    supported = frozenset({"order", "goal", "first_item", "trace", "prefix", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
+    supported = frozenset({"order", "goal", "first_item", "trace", "prefix", "bulk_orbits", "max_solutions", "node_limit", "time_limit"}) | CONSTRAINTS
     PLAIN = frozenset({"bits", "sets"})
     """The specializations of a plain search (no cover given): both kernels, without in-search constraints."""
 

@@ -434,7 +434,7 @@ class FilaEngine(CompiledEngine):
     """The native DLX -> FILA pipeline (see the module docstring)."""
 
     name = "fila"
-    supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "cut", "budget", "max_solutions",
+    supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "bulk_orbits", "cut", "budget", "max_solutions",
                            "node_limit", "time_limit", "auto"}) | CONSTRAINTS
     PLAIN = frozenset({"sets", "fila1"})
     """The specializations of a plain search (no cover given): up to 64 cells, without in-search constraints."""

@@ -169,6 +169,11 @@ class Settings:
     auto : bool
         The engine chose this configuration itself because the user gave no
         tuning option (see :meth:`Engine.configure`).
+    bulk_orbits : bool
+        Count covers without classifying each against the symmetry group:
+        unique and total are left unknown (None), for the caller to count
+        from the whole search's covers (:mod:`bench.session.orbits`), which
+        it does only for an engine whose ``bulk_orbits`` is true.
     settled : bool
         :meth:`Engine.settle` filled in the engine's defaults: settling again
         returns these settings as they are (not part of their repr, nor of
@@ -191,6 +196,7 @@ class Settings:
     cut: "Cut | None" = None
     budget: int = 0
     auto: bool = False
+    bulk_orbits: bool = False
     settled: bool = field(default=False, repr=False, compare=False)
 
     def requested(self) -> set[str]:

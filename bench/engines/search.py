@@ -82,7 +82,7 @@ def search_result(engine: str, variant: str, search: "Search", status: Status, s
     compile time a search met on the way (a hand-off's specialization) is
     added to ``timings["compile"]``.
     """
-    exact = search.settings.goal == 0
+    exact = search.classify
     state = search.state
     timings = {**timings, "compile": timings.get("compile", 0.0) + search.late_compile_seconds,
                "solve": search.solve_seconds}
@@ -197,7 +197,7 @@ class Search:
         self.sol_len = np.zeros(capacity, dtype=np.int32)
         self.sol_weight = np.zeros(capacity, dtype=np.int64)
         self.kept: list[np.ndarray] = []
-        self.classify = settings.goal == 0
+        self.classify = settings.goal == 0 and not settings.bulk_orbits
         self.first_item = -1 if settings.first_item is None else int(settings.first_item)
         # the DLX kernel's function for this search's argument types, once its first slice has looked it up
         self._dlx = None

@@ -46,7 +46,6 @@ from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions
 from bench.parallel.balance import balance
 from bench.parallel.journal import Journal, prune
 from bench.parallel.split import SubProblem, merge_stats, options_left, split
-from bench.parallel import executors
 from bench.parallel.progress import Progress
 
 ESTIMATE_PATHS = 600
@@ -328,6 +327,10 @@ def solve_parallel(cover, engine, settings: Settings, options: ParallelOptions, 
     ``alongside()`` (when given) runs once the workers have their first
     sub-problems, while they search.
     """
+    # the workers' machinery (multiprocessing, concurrent.futures) loads only for a search that splits: a small
+    # solve's whole process spares its 20-25 ms
+    from bench.parallel import executors
+
     reason = splittable(engine, settings, limits, cover)
     if reason:
         raise UsageError(f"cannot run in parallel: {reason}")
@@ -358,6 +361,8 @@ def _release(handle, path: Path | None) -> None:
 def _solve(cover, engine, settings: Settings, options: ParallelOptions, limits, key: str, client,
            compile_seconds: float, alongside) -> Result:
     """:func:`solve_parallel` once the settings are settled and the cluster (if any) reached."""
+    from bench.parallel import executors
+
     timings = {"compile": compile_seconds}
     workers = options.workers
     dispatch = None

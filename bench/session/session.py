@@ -25,6 +25,7 @@ from bench.engines import get_engine
 from bench.engines.protocol import Engine, Limits, Result, Settings, Status
 from bench.errors import BenchError, UsageError
 from bench.parallel.runner import ParallelOptions, solve_maybe_parallel
+from bench.session.orbits import bulk_group, count_orbits
 from bench.session.prepare import Prepared, Request, prepare
 from bench.system import signals
 
@@ -85,9 +86,18 @@ class Session:
         :class:`BenchError` (the user's mistake) is raised.
         """
         name = self.engine.name
+        group = self._bulk_group(cover, settings, on_solutions)
+        if group is not None:
+            settings = replace(settings, bulk_orbits=True)
         try:
-            return solve_maybe_parallel(cover, self.engine, settings, self.limits, self.parallel, printing=printing,
-                                        on_solutions=on_solutions, on_trace=on_trace, alongside=alongside)
+            result = solve_maybe_parallel(cover, self.engine, settings, self.limits, self.parallel, printing=printing,
+                                          on_solutions=on_solutions, on_trace=on_trace, alongside=alongside)
+            if group is not None and result.status == Status.SOLVED:
+                count_orbits(cover, result, group)
+            elif group is not None:
+                # covers left unclassified say nothing of a stopped search's orbits (a split one adds up zeros)
+                result.unique = result.total = None
+            return result
         except (BenchError, BrokenPipeError):
             raise
         except KeyboardInterrupt:
@@ -98,6 +108,18 @@ class Session:
                 # a stop that arrived inside a library (an import, a callback) may come back as its own error
                 return Result(engine=name, status=Status.INTERRUPTED, message="interrupted")
             return Result(engine=name, status=Status.ERROR, message=f"engine '{name}' failed: {type(exc).__name__}: {exc}")
+
+    def _bulk_group(self, cover, settings: Settings, on_solutions) -> list[int] | None:
+        """The group elements whose fixed covers count unique and total after the search (:mod:`bench.session.orbits`),
+        or None where the search classifies each cover: the engine cannot leave them unclassified, the covers go
+        somewhere with their weights, or the search is partial (a goal, a count or node limit, a piece of a split);
+        a search a time limit stops leaves them unknown."""
+        whole = (settings.goal == 0 and not settings.trace and not settings.prefix and settings.cut is None
+                 and not settings.budget and on_solutions is None
+                 and self.limits == Limits(time_limit=self.limits.time_limit))
+        if not whole or "bulk_orbits" not in self.engine.supported:
+            return None
+        return bulk_group(cover)
 
     def solve_prepared(self, prepared: Prepared, **sinks) -> Result:
         """:meth:`solve` of a prepared puzzle, its encoding and filter seconds added to the result's timings."""

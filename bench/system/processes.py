@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import multiprocessing
 import os
 import signal
 import sys
@@ -88,6 +87,9 @@ def call_with_deadline(function, seconds: float | None, *args, relay=None):
     RuntimeError
         When the child crashed or raised (with the exception's last line).
     """
+    # a child only for a deadline: a plain solve spares multiprocessing's import
+    import multiprocessing
+
     context = multiprocessing.get_context("fork")
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_call_child, args=(function, args, send, os.getpid(), relay is not None),

@@ -62,7 +62,6 @@ from contextlib import contextmanager
 from typing import Callable, Iterable
 
 from bench.toolchain import aot, registry
-import multiprocessing
 import signal
 from bench.system.processes import die_with_parent
 
@@ -298,6 +297,9 @@ def _cores() -> int:
 
 def _start_child(names: list[str]) -> None:
     """Fork a child that compiles ``names`` into the cache (nothing where fork or a second core is missing)."""
+    # only where kernels compile: a cached solve spares multiprocessing's import (sockets, pickling: 20 ms)
+    import multiprocessing
+
     # a daemonic process (a pool's worker) may not have children
     if not names or _cores() < 2 or "fork" not in multiprocessing.get_all_start_methods() or \
             multiprocessing.current_process().daemon:
