@@ -49,7 +49,8 @@ from pathlib import Path
 import bench
 from benchmarks import user_environment
 from benchmarks.polycube import CASES as POLYCUBE_CASES
-from benchmarks.polycube import median_and_range as stats, pinned, run_bench as run_bench_soma, run_polycube
+from benchmarks.polycube import (median_and_range as stats, pinned, run_bench as run_bench_soma, run_polycube,
+                                 spread_text)
 from bench.bundled import DEFS
 from bench.comparison.results import machine_facts
 from bench.models.expected import expected_for
@@ -202,9 +203,7 @@ def soma_case(binary: str, python: str, rounds: int, cpu: int | None) -> dict:
 
 def markdown(rows: list[dict], machine: dict, cpu: int | None, rounds: int) -> str:
     """The report: the anchors' rows, then the small solve."""
-    def s(x: dict) -> str:
-        return f"{x['median']:.4f} ({x['min']:.4f}-{x['max']:.4f})"
-
+    s = spread_text
     lines = ["# One core against the anchors", "",
              f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores (shared), bench commit "
              f"{machine.get('commit', '?')}.  {rounds} rounds of whole processes by turns, each pinned to "

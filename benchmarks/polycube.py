@@ -127,6 +127,11 @@ def median_and_range(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
+def spread_text(x: dict) -> str:
+    """A :func:`median_and_range` as a table cell: ``median (min-max)``."""
+    return f"{x['median']:.4f} ({x['min']:.4f}-{x['max']:.4f})"
+
+
 def compare(binary: str, python: str, case: Case, rounds: int, cpu: int | None) -> dict:
     """Interleaved rounds of one case, after a run of each that fills caches (bench's cover and kernel caches)."""
     [puzzle] = bench.load(DEFS / case.file)
@@ -161,9 +166,7 @@ def compare(binary: str, python: str, case: Case, rounds: int, cpu: int | None) 
 
 def markdown(rows: list[dict], machine: dict, cpu: int | None, version: str) -> str:
     """The report: one row per case."""
-    def s(x: dict) -> str:
-        return f"{x['median']:.4f} ({x['min']:.4f}-{x['max']:.4f})"
-
+    s = spread_text
     lines = ["# bench against polycube 1.2.1, side by side", "",
              f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores (shared), bench commit "
              f"{machine.get('commit', '?')}; polycube: {version.rstrip('.')}.  Whole processes by turns, each pinned to "
