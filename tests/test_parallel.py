@@ -546,3 +546,39 @@ def test_a_stopped_dask_worker_has_its_tasks_solved_by_the_others(p10x6, tmp_pat
     assert (result.status.value, result.covers, result.unique, result.total) == ("solved", 2339, 2339, 9356), result.message
     assert re.search(r"the worker tcp://127\.0\.0\.1:\d+ stopped answering \(no heartbeat for 3 s\)",
                      capsys.readouterr().err)
+
+
+def test_a_cluster_task_whose_payload_was_lost_with_its_worker_is_submitted_again(tmp_path):
+    # Dask's memory manager may keep the scattered payload on one worker only: when that worker goes, the scheduler
+    # cancels every task that needs it ("already forgotten"); the queue scatters it again and resubmits
+    pytest.importorskip("distributed")
+    from distributed import Client
+
+    from bench.parallel.executors import ClusterQueue, loopback_cluster
+    from bench.parallel.split import SubProblem
+
+    [puzzle] = bench.load(DEFS / "dominoes_4x4.txt")
+    cover = Cover.from_puzzle(puzzle)
+    engine = get_engine("dlx")
+    expected = engine.solve(cover).covers
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": ROOT}
+    with loopback_cluster(1, cwd=ROOT, worker_options=("--no-nanny",)) as address, \
+            Client(address, timeout="30s") as client:
+        [(holder, pid)] = client.run(os.getpid).items()
+        queue = ClusterQueue(client, (cover, engine, Settings()), "lost-payload")
+        spare = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                  "--no-nanny", "--no-dashboard"], **quiet)
+        try:
+            client.wait_for_workers(2, timeout=60)
+            os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 60
+            while holder in client.scheduler_info()["workers"] and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert holder not in client.scheduler_info()["workers"]
+            queue.submit([SubProblem("0", ())])
+            [(sub, outcome)] = list(queue)
+        finally:
+            spare.kill()
+            spare.wait()
+    assert not isinstance(outcome, BaseException), outcome
+    assert (sub.ident, outcome["status"], outcome["covers"]) == ("0", "solved", expected)

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, CancelledError, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 
@@ -50,6 +50,8 @@ from bench.system.processes import die_with_parent
 from bench.toolchain import sources
 
 MAX_POOL_RESTARTS = 3
+# times a cluster task cancelled by the scheduler (its payload lost with a worker) is submitted again
+RESUBMISSIONS = 3
 CONNECT_SECONDS = 5.0
 """Seconds to reach a scheduler and read its greeting, then for Dask's client to connect."""
 HEARTBEAT_SECONDS = 0.25
@@ -419,9 +421,11 @@ class ClusterQueue:
 
         self.client = client
         self.key = key
+        self.payload = payload
         self.remote = client.scatter(payload, broadcast=True, hash=False)
         self.version = worker_version()
         self.futures: dict = {}
+        self.tries: dict = {}
         self.finished = as_completed()
 
     def __len__(self) -> int:
@@ -430,9 +434,10 @@ class ClusterQueue:
 
     def submit(self, bundle: list) -> None:
         """Queue one task solving the sub-problems of ``bundle`` in order."""
+        key = self._key(bundle)
+        tries = self.tries.get(key, 0)
         future = self.client.submit(solve_bundle, self.remote, list(bundle), self.version,
-                                    key=f"bench-{self.key[:12]}-{bundle[0].ident}+{len(bundle)}", pure=False,
-                                    retries=2)
+                                    key=key + (f"~{tries}" if tries else ""), pure=False, retries=2)
         self.futures[future] = bundle
         self.finished.add(future)
 
@@ -442,10 +447,39 @@ class ClusterQueue:
             try:
                 # a result held by a worker that died since is computed again (the call waits for it)
                 outcomes = future.result()
+            except CancelledError as error:
+                if self._resubmitted(bundle):
+                    continue
+                yield from ((sub, error) for sub in bundle)
             except Exception as error:
                 yield from ((sub, error) for sub in bundle)
             else:
                 yield from zip(bundle, outcomes)
+
+    def _key(self, bundle: list) -> str:
+        return f"bench-{self.key[:12]}-{bundle[0].ident}+{len(bundle)}"
+
+    def _resubmitted(self, bundle: list) -> bool:
+        """Submit ``bundle`` again after the scheduler cancelled its task, scattering the payload again if it was lost.
+
+        Dask's active memory manager keeps one replica of scattered data that
+        no task waits for, so the payload can live on a single worker; when
+        that worker is removed (killed, or stopped and dropped by the
+        watchdog) the payload is gone and the scheduler cancels every task
+        that needs it ("already forgotten").  A bundle is tried again a
+        bounded number of times, so that a cluster that keeps losing it ends
+        the run with the error instead of looping.
+        """
+        key = self._key(bundle)
+        self.tries[key] = self.tries.get(key, 0) + 1
+        if self.tries[key] > RESUBMISSIONS:
+            return False
+        # the payload is a tuple, scattered as one future per part
+        if any(part.status != "finished" for part in self.remote) or \
+                not all(self.client.who_has(list(self.remote)).values()):
+            self.remote = self.client.scatter(self.payload, broadcast=True, hash=False)
+        self.submit(bundle)
+        return True
 
     def close(self) -> None:
         """Cancel every task still queued or running."""
