@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,6 +48,23 @@ def test_registry_lists_exactly_the_bundled_lattices():
     with pytest.raises(UsageError, match="unknown lattice 'square'; expected one of: cubic, fcc, hex, hexprism, tetrakis, "
                                          "tetraocta, triangle, or a description FILE.toml"):
         get_lattice("square")
+
+
+def test_a_bundled_description_is_read_when_first_asked_for(tmp_path):
+    # the registry reads a bundled file on first use: one never asked for costs nothing, even a broken one
+    from bench.models.lattice import _Registry
+
+    hex_text = Path(HEX.path).read_text()
+    (tmp_path / "hex.toml").write_text(hex_text)
+    (tmp_path / "broken.toml").write_text("name = \n")
+    (tmp_path / "wrong.toml").write_text(hex_text)
+    registry = _Registry({path.stem: path for path in sorted(tmp_path.glob("*.toml"))})
+    assert list(registry) == ["broken", "hex", "wrong"] and "broken" in registry and len(registry) == 3
+    assert registry["hex"].digest == HEX.digest and registry["hex"] is registry["hex"]
+    with pytest.raises(DefinitionError, match=r"wrong.toml:2: .*must be called 'wrong'"):
+        registry["wrong"]
+    with pytest.raises(DefinitionError, match=r"broken.toml:1: not TOML"):
+        registry["broken"]
 
 
 def motion_key(lattice, coords):
