@@ -2,7 +2,7 @@
 
 ``python -m benchmarks.startup BEFORE AFTER [--rounds R] [--python PY]``
 runs each case (``bench --help``, ``bench info``, cached ``bench solve``
-runs of 10x6 and the Tetris Cube) as a fresh ``python -m bench`` process in
+runs of 10x6, the Tetris Cube and the Meteor) as a fresh ``python -m bench`` process in
 the checkout BEFORE and in AFTER by turns (A B, then B A, ...), after one
 run each that fills the kernel and cover caches, and times the whole
 process: wall seconds, and the CPU seconds the operating system accounts
@@ -39,6 +39,7 @@ CASES = [
     ["info", "defs/pentominoes_10x6.txt"],
     ["solve", "-q", "-e", "fila", "defs/pentominoes_10x6.txt"],
     ["solve", "-q", "-e", "fila", "defs/tetriscube.txt"],
+    ["solve", "-q", "-e", "fila", "defs/meteor.txt"],
 ]
 COLD_CASES = [
     ["solve", "-q", "-e", "fila", "defs/pentominoes_10x6.txt"],
