@@ -152,6 +152,51 @@ def test_geometric_and_packed_bit_layouts_search_the_same_tree(path, order, fila
     assert (geometric.covers, geometric.unique, geometric.total) == (packed.covers, packed.unique, packed.total)
 
 
+@pytest.mark.parametrize("path, order, fila, limit", [
+    ("somacube.txt", "e=5:f=2", 7, 0), ("tetrominoes_torus_5x4.txt", "e", 4, 0),
+    ("hexprism_shader_triangle.txt", "f", 8, 20_000), ("meteor.txt", "e=3:f=8", 8, 20_000),
+    ("pentominoes_1s_30x3.txt", "f", 18, 20_000), ("pentominoes_1s_30x3.txt", "s=18:f=6", 6, 20_000)])
+def test_lists_narrowed_from_the_atlas_are_the_lists_a_hand_off_builds(path, order, fila, limit, monkeypatch):
+    # geometric and packed numberings, one word and two, a hand-off's word narrower than the atlas's, two families
+    cover = Cover.from_puzzle(one(DEFS / path), redundancy=True)
+    build = fila_module.build_handoff
+    compared = []
+
+    def both(*args):
+        narrowed = build(*args)
+        built = build(*args[:-2])
+        for name in narrowed._fields:
+            a, b = getattr(narrowed, name), getattr(built, name)
+            assert np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b, name
+        compared.append(args[-2])
+        return narrowed
+
+    monkeypatch.setattr(fila_lists, "ATLAS_HANDOFFS", 0)
+    monkeypatch.setattr(fila_module, "build_handoff", both)
+    result = FilaEngine().solve(cover, Settings(order=order, fila=fila), Limits(node_limit=limit or None))
+    # one atlas for every hand-off of the solve
+    assert len(compared) == result.stats["fila"]["handoffs"] and len({id(a) for a in compared}) == 1
+
+
+def test_the_atlas_waits_for_enough_hand_offs_and_is_shared_by_the_plans_searches(monkeypatch):
+    cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy="Z", method="orbit")
+    settings = fila_module.with_defaults(cover, Settings(order="f", fila=6))
+    plan = fila_module.make_plan(cover, settings.order, cover.piece_count, settings.fila, settings.nof)
+    built = []
+    real = fila_lists.build_atlas
+    monkeypatch.setattr(fila_lists, "build_atlas", lambda *args: built.append(args) or real(*args))
+    monkeypatch.setattr(fila_lists, "ATLAS_HANDOFFS", 1000)
+    plan.built.clear()
+    first = FilaEngine().solve(cover, settings)
+    n = first.stats["fila"]["handoffs"]
+    assert n > 1 and built == [] and plan.built["handoffs"] == n
+    # the same plan's next searches (a split's sub-problems in one process) pass the threshold: one atlas for all
+    monkeypatch.setattr(fila_lists, "ATLAS_HANDOFFS", n + 1)
+    for _ in range(2):
+        assert FilaEngine().solve(cover, settings).stats == first.stats
+    assert plan.built["handoffs"] == 3 * n and len(built) == 1 and plan.built["atlas"] is not None
+
+
 def _box_neighbours(x, y, z):
     # face neighbours of a full box in the puzzle's numbering, (x * Y + y) * Z + z
     ptr, nb = [0], []

@@ -37,7 +37,7 @@ from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
-from bench.kernels.fila_lists import Plan, build_handoff, make_plan, words
+from bench.kernels.fila_lists import Atlas, Handoff, Plan, build_atlas, build_handoff, make_plan, plan_atlas, words
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
@@ -54,6 +54,19 @@ def counted(search: Search) -> list[np.ndarray]:
     """Copies of everything ``search`` counts: the counting state slots, attempts, fits, updates and the constraints'."""
     return [search.state[COUNTED_SLOTS], search.attempts.copy(), search.fits.copy(), search.updates_by.copy(),
             search.constraints.counters.copy()]
+
+
+def handoff_lists(search: Search, plan: Plan, used: np.ndarray, atlas: Atlas | None) -> Handoff:
+    """FILA's sub-puzzle of the branch ``search`` is at, for the plan's families ``used``: its lists narrowed from
+    ``atlas``'s where there is one (the same lists, not built again), else built."""
+    cover = search.cover
+    rows = atlas.rows[used] if atlas is not None else None
+    if rows is not None and np.any(rows < 0):
+        atlas = rows = None
+    return build_handoff(
+        cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
+        search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used], plan.ordered[used],
+        plan.nof, plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
 
 
 class FilaRun:
@@ -98,10 +111,9 @@ class FilaRun:
         used = np.flatnonzero(np.bincount(plan.fam[1 : self.p0 + 1]))
         remap = np.full(len(plan.ordered), -1, dtype=np.int32)
         remap[used] = np.arange(len(used), dtype=np.int32)
-        h = build_handoff(
-            cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
-            search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used],
-            plan.ordered[used], plan.nof, plan.box_of, plan.scan_cells, plan.n_box)
+        # the hand-offs still to come at least: the branches left at DLX's levels above
+        upcoming = 1 + int((search.end[:level].astype(np.int64) - search.cur[:level]).sum())
+        h = handoff_lists(search, plan, used, plan_atlas(cover, plan, upcoming))
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.n_open, self.n_words = n_open, n_words
         self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
@@ -662,6 +674,8 @@ def _tiny_fila(x: int) -> None:
     plan = make_plan(cover, settings.order, x, x, settings.nof)
     search = Search(cover, settings, Limits(max_solutions=1), warm=False)
     FilaRun(search, plan, handoff_totals()).slice(1 << 20)
+    # the later hand-offs of a real search narrow the plan's atlas: its kernel too
+    handoff_lists(search, plan, np.flatnonzero(np.bincount(plan.fam[1 : x + 1])), build_atlas(cover, plan))
 
 
 for _words, _cost in ((1, 11.3), (2, 12.5)):

@@ -14,12 +14,12 @@ layout words, so a fit test is one AND over contiguous memory.
 from __future__ import annotations
 
 from collections import namedtuple
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from bench.toolchain.registry import njit
-from bench.kernels.bitfield import gather_rows
+from bench.kernels.bitfield import _popcount, gather_rows
 from bench.kernels.fila import ESTIMATE, FIRST, ORDER, SIZE
 from bench.kernels.heuristics import compile_order, scan_axes, schedule
 from bench.kernels.memo import CoverMemo
@@ -227,6 +227,134 @@ def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.nd
     return np.maximum(deltas, 0), np.maximum(-deltas, 0), masks
 
 
+@njit(cache=True)
+def narrow_lists(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items, local_of, shape_of, n_local,
+                 n_words, bit_of, lp_m, entry_m, ls_base_m, vmask_m, n_shapes_m, fam_rows):
+    """:func:`build_lists`'s lists for a DLX state, narrowed from an :class:`Atlas`'s instead of built.
+
+    The options still in play (``options``, ascending: :func:`active_options`
+    sorted) become the images; local cell c's list set for local neighbour
+    occupancy z' is the atlas's list set of its cell for the occupancy with
+    every filled neighbour set and the open ones as z' says (the local
+    numbering keeps the atlas's cell order, so the i-th open neighbour is the
+    i-th either way), less the images no longer in play, in the same order.
+    So every array equals :func:`build_lists`'s for the same state.  Returns
+    ``options, lp, lay, entry_img, nonempty, ls_base, vmask, n_entries``:
+    ``lay`` and ``entry_img`` hold ``n_entries`` rows (sized for the atlas's).
+    """
+    n_opt = opt_ptr.shape[0] - 1
+    img_of = np.empty(n_opt, dtype=np.int32)
+    for o in range(n_opt):
+        img_of[o] = -1
+    for t in range(n_cells):
+        if count[t] == 0:
+            for k in range(set_start[t], set_start[t] + size[t]):
+                img_of[node_opt[sets[k]]] = 0
+    n_img = 0
+    for o in range(n_opt):
+        if img_of[o] == 0:
+            img_of[o] = n_img
+            n_img += 1
+    options = np.empty(n_img, dtype=np.int32)
+    img_lay = np.zeros((n_img, n_words), dtype=np.uint64)
+    for o in range(n_opt):
+        i = img_of[o]
+        if i >= 0:
+            options[i] = o
+            for z in range(opt_ptr[o], opt_ptr[o + 1] - 1):
+                c = local_of[opt_items[z]]
+                img_lay[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
+    # the atlas's bits of the open cells, and the local cell of each
+    n_bits = ls_base_m.shape[1]
+    w_m = vmask_m.shape[1]
+    open_m = np.zeros(w_m, dtype=np.uint64)
+    local_at = np.empty(n_bits, dtype=np.int32)
+    for b in range(n_bits):
+        local_at[b] = -1
+    cell_bit = np.empty(n_local, dtype=np.int32)
+    for c in range(n_local):
+        cell_bit[c] = -1
+    for t in range(n_cells):
+        if count[t] == 0:
+            b = bit_of[t]
+            local_at[b] = local_of[t]
+            cell_bit[local_of[t]] = b
+            open_m[b >> 6] |= np.uint64(1) << np.uint64(b & 63)
+    n_sh = 0
+    for t in range(n_cells, shape_of.shape[0]):
+        if shape_of[t] >= 0:
+            n_sh += 1
+    glob = np.empty(n_sh, dtype=np.int64)
+    for t in range(n_cells, shape_of.shape[0]):
+        if shape_of[t] >= 0:
+            glob[shape_of[t]] = t - n_cells
+    # the list sets: a local cell's variable neighbours are the atlas cell's that are open
+    n_fam = fam_rows.shape[0]
+    ls_base = np.zeros((n_fam, n_local), dtype=np.int32)
+    vmask = np.zeros((n_fam * n_local, n_words), dtype=np.uint64)
+    n_ls = 0
+    for f in range(n_fam):
+        for c in range(n_local):
+            ls_base[f, c] = n_ls
+            b = cell_bit[c]
+            k = 0
+            if b >= 0:
+                row = fam_rows[f] * n_bits + b
+                for w in range(w_m):
+                    v = vmask_m[row, w] & open_m[w]
+                    for x in range(64):
+                        if (v >> np.uint64(x)) & np.uint64(1):
+                            d = local_at[w * 64 + x]
+                            vmask[f * n_local + c, d >> 6] |= np.uint64(1) << np.uint64(d & 63)
+                            k += 1
+            n_ls += 1 << k
+    lp = np.zeros(n_ls * n_sh + 1, dtype=np.uint64)
+    nonempty = np.zeros(n_ls, dtype=np.uint64)
+    cap = lp_m[lp_m.shape[0] - 1]
+    entry_img = np.empty(cap, dtype=np.int32)
+    lay = np.empty((cap, n_words), dtype=np.uint64)
+    n = 0
+    slot = 0
+    for f in range(n_fam):
+        for c in range(n_local):
+            b = cell_bit[c]
+            if b < 0:
+                for j in range(n_sh):
+                    slot += 1
+                    lp[slot] = n
+                continue
+            row = fam_rows[f] * n_bits + b
+            n_var = 0
+            for w in range(w_m):
+                n_var += _popcount(vmask_m[row, w])
+            # which of the atlas's variable neighbours are open; the filled ones stay set in every z
+            opened = np.int64(gather_rows(open_m, vmask_m[row]))
+            filled = ((np.int64(1) << n_var) - 1) & ~opened
+            base = np.int64(ls_base_m[fam_rows[f], b])
+            sub = np.int64(0)
+            while True:
+                first = (base + (filled | sub)) * n_shapes_m
+                for j in range(n_sh):
+                    sm = first + glob[j]
+                    start = n
+                    for e in range(lp_m[sm], lp_m[sm + 1]):
+                        i = img_of[entry_m[e]]
+                        if i >= 0:
+                            entry_img[n] = i
+                            for w in range(n_words):
+                                lay[n, w] = img_lay[i, w]
+                            n += 1
+                    if n > start:
+                        nonempty[slot // n_sh] |= np.uint64(1) << np.uint64(j)
+                    slot += 1
+                    lp[slot] = n
+                if sub == opened:
+                    break
+                # the next subset of the open ones, in increasing order, as the local z' counts
+                sub = (sub - opened) & opened
+    return options, lp, lay, entry_img, nonempty, ls_base, vmask, n
+
+
 Handoff = namedtuple("Handoff", [
     "n_open", "n_local", "n_words", "options", "left", "slack", "lp", "lay", "entry_img", "nonempty", "ls_base",
     "vmask", "nbr", "right", "shift_left", "masks", "full", "order_cells", "nb_ptr", "nb"])
@@ -234,7 +362,7 @@ Handoff = namedtuple("Handoff", [
 
 
 def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
-                  rank_g, ordered, nof, box_of, scan_cells, n_box) -> Handoff:
+                  rank_g, ordered, nof, box_of, scan_cells, n_box, atlas=None, fam_rows=None) -> Handoff:
     """Everything FILA needs for the branch a DLX state describes.
 
     The sub-puzzle (:func:`local_puzzle`), the options still in play as its
@@ -244,16 +372,26 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
     its own compiled function called from here: compiled inside one caller,
     numba would link and optimize them all again as part of it, which cost
     more CPU than compiling them.
+
+    With an :class:`Atlas` (and ``fam_rows``, its rows of the families in
+    ``rank_g``) the lists are narrowed from the atlas's
+    (:func:`narrow_lists`) instead: the same arrays, without building them.
     """
     (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
      full) = local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
     # each family's scan: its cells by rank, ties in cell order
     order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
-    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
-    options = np.sort(active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items))
-    img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
-    lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
-                                                                 len(left), fam_rank, ordered, nb_ptr, nb, nof)
+    if atlas is not None:
+        options, lp, lay, entry_img, nonempty, ls_base, vmask, n = narrow_lists(
+            n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items, local_of, shape_of, n_local, n_words,
+            atlas.bit_of, atlas.lp, atlas.entry_opt, atlas.ls_base, atlas.vmask, atlas.n_shapes, fam_rows)
+        lay, entry_img = lay[:n], entry_img[:n]
+    else:
+        # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
+        options = np.sort(active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items))
+        img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
+        lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
+                                                                     len(left), fam_rank, ordered, nb_ptr, nb, nof)
     right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)
     return Handoff(n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask,
                    neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb)
@@ -378,6 +516,8 @@ class Plan:
     n_box: int
     handoff_at: int
     nof: bool
+    built: dict = field(default_factory=dict, compare=False, repr=False)
+    """What hand-offs build once for all (:func:`plan_atlas`), filled as they come."""
 
 
 @CoverMemo
@@ -412,3 +552,95 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
     return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, box_of,
                 np.argsort(box_of[: cover.n_cells], kind="stable").astype(np.int32), puzzle.grid_cells, handoff_at,
                 nof)
+
+
+# -- the lists of a whole puzzle, narrowed at each hand-off --------------------------------------
+
+Atlas = namedtuple("Atlas", ["bit_of", "lp", "entry_opt", "ls_base", "vmask", "n_shapes", "rows"])
+"""The image list sets of a whole puzzle (:func:`build_atlas`): every option an image, every cell open.
+
+Cell t is bit ``bit_of[t]``; the lists are :func:`build_lists`'s, with
+``entry_opt`` the entries' options and ``n_shapes`` the cover's shapes;
+``rows[f]`` is the row of the plan's family f (-1: no hand-off uses it).
+"""
+
+MAX_ATLAS_SLOTS = 1 << 21
+"""The most ``(list set, shape)`` slots an atlas may have: past that, each hand-off builds its own lists."""
+
+ATLAS_HANDOFFS = 8
+"""The hand-offs of a plan, seen and to come, from which an atlas pays: it costs about as much as building two or
+three hand-offs' lists, and narrowing them costs about half of building them."""
+
+
+def plan_atlas(cover, plan: Plan, upcoming: int) -> Atlas | None:
+    """The plan's :class:`Atlas`, built once the hand-offs seen and the ``upcoming`` ones reach
+    :data:`ATLAS_HANDOFFS`; None before, or where none fits (:func:`build_atlas`).
+
+    ``upcoming`` is counted from the search's tree, never a clock.  The
+    atlas is kept in the plan, so that every later hand-off of the solve, and
+    of every sub-problem of a split a process runs, narrows the same lists.
+    """
+    built = plan.built
+    seen = built.get("handoffs", 0)
+    built["handoffs"] = seen + 1
+    if "atlas" not in built:
+        if seen + upcoming < ATLAS_HANDOFFS:
+            return None
+        built["atlas"] = build_atlas(cover, plan)
+    return built["atlas"]
+
+
+def build_atlas(cover, plan: Plan) -> Atlas | None:
+    """The image list sets of ``cover`` with every cell open, for the families its hand-offs use.
+
+    The cells are numbered as a hand-off with every cell open would number
+    them (:func:`local_puzzle`): at their places in the box where it fits
+    the words, else in scan order; either way a hand-off's own numbering
+    keeps their order (:func:`narrow_lists`).  None where a hand-off could
+    not use it (over 128 cells, over 64 shapes) or where its slots would pass
+    :data:`MAX_ATLAS_SLOTS` (every neighbour of every cell variable).
+    """
+    n_cells = cover.n_cells
+    n_shapes = cover.n_items - n_cells
+    if n_cells > 128 or n_shapes > 64:
+        return None
+    n_words = 1 if n_cells <= 64 else 2
+    if plan.n_box <= 64 * n_words:
+        # a writable copy, as the other numbering's: one signature of narrow_lists
+        bit_of = np.array(plan.box_of[:n_cells], dtype=np.int32)
+        n_bits = plan.n_box
+    else:
+        bit_of = np.empty(n_cells, dtype=np.int32)
+        bit_of[plan.scan_cells] = np.arange(n_cells, dtype=np.int32)
+        n_bits = n_cells
+    families = np.flatnonzero(np.bincount(plan.fam[1 : plan.handoff_at + 1], minlength=len(plan.ordered)))
+    rows = np.full(len(plan.ordered), -1, dtype=np.int32)
+    rows[families] = np.arange(len(families), dtype=np.int32)
+    fam_rank = np.full((len(families), n_bits), LAST, dtype=np.int32)
+    fam_rank[:, bit_of] = plan.rank[families][:, :n_cells]
+    # the neighbours in the atlas's numbering
+    degree = np.diff(plan.nb_ptr)
+    nb_ptr = np.zeros(n_bits + 1, dtype=np.int32)
+    nb_ptr[bit_of + 1] = degree
+    nb_ptr = np.cumsum(nb_ptr, dtype=np.int32)
+    nb = np.empty(len(plan.nb), dtype=np.int32)
+    order = np.argsort(bit_of, kind="stable")
+    nb[:] = bit_of[np.concatenate([plan.nb[plan.nb_ptr[t] : plan.nb_ptr[t + 1]] for t in order])]
+    # each cell's variable neighbours, as build_lists counts them
+    ordered = plan.ordered[families]
+    cell = np.repeat(np.arange(n_bits), np.diff(nb_ptr))
+    later = fam_rank[:, nb] > fam_rank[:, cell]
+    variable = np.where(ordered[:, None], later, True) if plan.nof else np.zeros_like(later)
+    per_cell = np.array([np.bincount(cell[variable[f]], minlength=n_bits) for f in range(len(families))])
+    if int((1 << per_cell).sum()) * n_shapes > MAX_ATLAS_SLOTS:
+        return None
+    local_of = np.full(cover.n_items, -1, dtype=np.int32)
+    local_of[:n_cells] = bit_of
+    shape_of = np.full(cover.n_items, -1, dtype=np.int32)
+    shape_of[n_cells:] = np.arange(n_shapes, dtype=np.int32)
+    options = np.arange(cover.n_options, dtype=np.int32)
+    img_ptr, img_cells, img_shape, img_lay = sub_images(options, cover.opt_ptr, cover.opt_items, local_of, shape_of,
+                                                        n_words)
+    lp, _, entry_opt, _, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_bits, n_shapes,
+                                                      fam_rank, ordered, nb_ptr, nb, plan.nof)
+    return Atlas(bit_of, lp, entry_opt, ls_base, vmask, n_shapes, rows)
