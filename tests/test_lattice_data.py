@@ -15,7 +15,7 @@ from bench import Cover
 from bench.engines import get_engine
 from bench.models.expected import expected_for
 from bench.errors import DefinitionError
-from bench.models.lattice import LATTICES, load_lattice
+from bench.models.lattice import BUNDLED_NAMES, LATTICES, load_lattice
 from support import DATA, DEFS, ROOT, available_engines, lattice_reference
 from support.reference import enumerate_covers
 from support.strategies import tiled_puzzles
@@ -126,6 +126,8 @@ def test_random_tilings_of_the_new_lattices_agree_with_the_brute_force(lattice, 
 CUBIC_TEXT = (ROOT / "bench" / "lattices" / "cubic.toml").read_text()
 FCC_TEXT = (ROOT / "bench" / "lattices" / "fcc.toml").read_text()
 TRIANGLE_TEXT = (ROOT / "bench" / "lattices" / "triangle.toml").read_text()
+LABELS_TEXT = (DATA / "cubic_labels.toml").read_text()
+"""The cubic lattice with its motions written as label permutations."""
 
 
 def line_of(text: str, fragment: str) -> int:
@@ -151,6 +153,16 @@ def line_of(text: str, fragment: str) -> int:
     (CUBIC_TEXT, 'axes = "xyz"', 'axes = "xyz"\nflat = true', "flat = true", "the translations move along xyz"),
     # TOML's own errors say where its parser stopped: the line after the unclosed array
     (CUBIC_TEXT, "E = [1, 0, 0]", "E = [1, 0, 0", "W = [-1, 0, 0]", "not TOML: Unclosed array"),
+    # motions as label permutations
+    (LABELS_TEXT, 'labels = { E = "N", N = "W", W = "S", S = "E" }', 'labels = { E = "N", N = "E" }', "N = \"E\" }",
+     "motion 'quarter turn about z': labels does not preserve neighbours: no linear map of the steps sends each "
+     "label's step to its image's (it would send"),
+    (LABELS_TEXT, 'labels = { E = "N", N = "W", W = "S", S = "E" }', 'labels = { E = "N", W = "N" }', 'W = "N" }',
+     "labels sends two labels to N; expected a permutation of the labels"),
+    (LABELS_TEXT, 'labels = { E = "N", N = "W", W = "S", S = "E" }', 'labels = { E = "Q" }', '{ E = "Q" }',
+     "labels: no label Q"),
+    (TRIANGLE_TEXT, 'map = "(y, x, t)"', 'labels = { a = "b", b = "a" }', 'labels = { a = "b"',
+     "labels = ... needs a lattice of one type"),
 ])
 def test_every_malformed_description_names_its_line(tmp_path, base, old, new, fragment, message):
     text = base.replace(old, new, 1)
@@ -202,17 +214,25 @@ def test_the_worked_example_of_the_docs_parses_grows_and_solves(tmp_path):
 
 # -- boards that wrap round: cylinders and tori --------------------------------------------------------------------
 
-WRAP_LATTICES = ["cubic", "hex", "triangle", "tetrakis"]
+WRAP_LATTICES = sorted(BUNDLED_NAMES)
+
+
+def wraps(lattice, dims) -> list[str]:
+    """The wraps a box of ``dims`` allows: at least 3 round, a multiple of the lattice's period."""
+    return [w for w in ("x", "y", "xy") if all(dims["xy".index(a)] >= 3 and not dims["xy".index(a)] %
+                                                 lattice.period("xy".index(a)) for a in w)]
 
 
 @pytest.mark.parametrize("lattice", WRAP_LATTICES)
 @settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_random_wrapped_tilings_agree_with_the_brute_force_on_every_engine(lattice, data, tmp_path_factory):
-    text = data.draw(tiled_puzzles(lattice, small=True))
+    text = data.draw(tiled_puzzles(lattice, small=True, wrappable=True))
+    if not LATTICES[lattice].flat:
+        # the oracle turns a 3-D lattice's pieces in one layer as in space (one-sided only on flat lattices)
+        text = text.replace(":oneSide", "")
     [definition] = bench.parse_text(text, "t.txt")
-    wrap = data.draw(st.sampled_from([w for w in ("x", "y", "xy")
-                                      if all(definition.dims["xy".index(a)] >= 3 for a in w)] or [""]))
+    wrap = data.draw(st.sampled_from(wraps(definition.lattice, definition.dims) or [""]))
     if wrap:
         text = text.replace("\n", f":wrap={wrap}\n", 1)
     path = tmp_path_factory.mktemp("wrapped") / "t.txt"
@@ -241,10 +261,29 @@ def test_the_bundled_torus_and_cylinder_agree_with_the_brute_force_on_every_engi
             assert (result.unique, result.total) == (expected.unique, expected.total), (engine, redundancy)
 
 
+def test_the_pentomino_torus_has_the_240_symmetries_of_its_convention():
+    [puzzle] = bench.load(DEFS / "pentominoes_torus_10x6.txt")
+    expected = expected_for(puzzle)
+    # 60 translations, each with the identity, the half turn and the two flips; no quarter turn fits 10x6
+    assert puzzle.group.order == expected.group == 240 and expected.total == 240 * expected.unique
+    assert sorted({name.split("+")[0] for name in puzzle.group.names}) == ["(-x,-y,z)", "(-x,y,-z)", "(x,-y,-z)", "(x,y,z)"]
+
+
+@pytest.mark.slow  # 1.3 million covers of the filtered matrix: minutes
+def test_the_pentominoes_on_the_10x6_torus_count_as_expected():
+    [puzzle] = bench.load(DEFS / "pentominoes_torus_10x6.txt")
+    expected = expected_for(puzzle)
+    result = get_engine("dlx").solve(Cover.from_puzzle(puzzle, redundancy=True))
+    assert (result.covers, result.unique, result.total) == (expected.unique, expected.unique, expected.total)
+
+
 @pytest.mark.parametrize("header, message", [
     ("D:xDim=5:yDim=4:zDim=1:wrap=z", "wrap=z; expected wrap=x or wrap=y (a cylinder) or wrap=xy (a torus)"),
     ("D:xDim=2:yDim=4:zDim=1:wrap=xy", "wrap=xy round xDim=2; expected at least 3 cells round"),
-    ("D:xDim=4:yDim=4:zDim=4:lattice=fcc:wrap=x", "wrap= on the fcc lattice: its translations are not every step"),
+    ("D:xDim=5:yDim=4:zDim=4:lattice=fcc:wrap=x", "wrap=x round xDim=5 on the fcc lattice: its cells repeat along x "
+     "only every 2 steps, so the glued sides would join unlike cells; expected xDim a multiple of 2"),
+    ("D:xDim=8:yDim=6:zDim=4:lattice=tetraocta:wrap=xy", "wrap=xy round yDim=6 on the tetraocta lattice: its cells "
+     "repeat along y only every 4 steps"),
 ])
 def test_a_wrap_that_cannot_be_says_so_at_its_line(header, message):
     with pytest.raises(DefinitionError) as info:
@@ -287,3 +326,36 @@ def test_a_torus_is_drawn_flat_with_its_seams_marked():
     assert len(seams) == 2 * 4 + 2 * 5 and all(line.stroke == SEAM for line in seams)
     captions = [item.text for item in scene.items if getattr(item, "role", "") == "caption"]
     assert any("a torus" in text for text in captions)
+
+
+# -- motions as label permutations (the thesis's t(North) = West, ...) -------------------------------------------
+
+@pytest.mark.parametrize("name", ["dominoes_4x4.txt", "somacube.txt"])
+def test_the_cubic_lattice_with_label_permutations_is_the_cubic_lattice(tmp_path, name):
+    (tmp_path / "cubic_labels.toml").write_text(LABELS_TEXT)
+    text = (DEFS / name).read_text()
+    header = next(line for line in text.splitlines() if line.startswith("D:"))
+    (tmp_path / name).write_text(text.replace(header, header + ":lattice=cubic_labels.toml", 1))
+    [mine] = bench.load(tmp_path / name)
+    [cubic] = bench.load(DEFS / name)
+    assert mine.lattice.name == "cubic-labels"
+    assert [g.name for g in mine.lattice.motions] == [g.name for g in cubic.lattice.motions]
+    assert (mine.group.order, len(mine.images)) == (cubic.group.order, len(cubic.images))
+    assert Cover.from_puzzle(mine, redundancy=True).hash == Cover.from_puzzle(cubic, redundancy=True).hash
+    result = get_engine("dlx").solve(Cover.from_puzzle(mine, redundancy=True))
+    expected = expected_for(cubic)
+    assert (result.unique, result.total) == (expected.unique, expected.total)
+
+
+def test_a_wrap_that_makes_a_cell_touch_one_cell_twice_says_so(tmp_path):
+    # steps of 2: round 4 cells, east and west lead to the same cell
+    text = CUBIC_TEXT.replace('name = "cubic"', 'name = "spread"')
+    for old, new in (("[1, 0, 0]", "[2, 0, 0]"), ("[-1, 0, 0]", "[-2, 0, 0]"), ("[0, 1, 0]", "[0, 2, 0]"),
+                     ("[0, -1, 0]", "[0, -2, 0]"), ("[0, 0, 1]", "[0, 0, 2]"), ("[0, 0, -1]", "[0, 0, -2]")):
+        text = text.replace(f"= {old}", f"= {new}")
+    (tmp_path / "spread.toml").write_text(text)
+    (tmp_path / "t.txt").write_text("D:xDim=4:yDim=5:zDim=1:lattice=spread.toml:wrap=x\nC:name=a:layout=0 0 0\n~D\n")
+    with pytest.raises(DefinitionError) as info:
+        bench.load(tmp_path / "t.txt")
+    assert info.value.line == 1
+    assert "wrap=x round 4x5: a cube cell would touch one cell twice (labels E and W)" in info.value.message

@@ -95,6 +95,7 @@ import numpy as np
 
 from bench.errors import DefinitionError, UsageError
 from bench.system.files import read_input
+from bench.models.graph import BoardGraph, parse_graph
 from bench.models.lattice import CUBIC, Lattice, get_lattice
 
 RESERVED_NAMES = frozenset({".", "#"})
@@ -158,6 +159,8 @@ class PuzzleDefinition:
     """``(cell, colour, line)`` for every coloured cell of the board (``K`` directives)."""
     wrap: str = ""
     """The axes along which the board wraps round (``x``: a cylinder, ``xy``: a torus): ``D:...:wrap=xy``."""
+    graph: BoardGraph | None = None
+    """The board as an explicit graph of cells and labelled edges (a ``G`` block), or None for the box."""
 
     @property
     def label(self) -> str:
@@ -277,6 +280,7 @@ class _Parser:
         names: dict[str, int] = {}
         properties: list[tuple[int, dict]] = []
         colours: list[tuple[tuple[int, int, int], str, int]] = []
+        graph = None
 
         def add(piece: PieceDefinition) -> None:
             if piece.name in names:
@@ -294,7 +298,7 @@ class _Parser:
             if content == "~D":
                 pieces = self.apply_properties(pieces, properties, dims)
                 return PuzzleDefinition(self.path, lineno, here, index, dims, one_side, tuple(pieces), lattice,
-                                        tuple(colours), wrap), i
+                                        tuple(colours), wrap, graph), i
             if directive == "C":
                 add(self.parse_c(here, content, lattice))
             elif directive == "P":
@@ -306,15 +310,20 @@ class _Parser:
                 layout, i = self.parse_layout(lines, i, here, content, dims, lattice)
                 for piece in layout:
                     add(piece)
+            elif directive == "G":
+                if graph is not None or wrap:
+                    raise self.error(here, "a second board: the puzzle has a " + ("G block" if graph else f"wrap={wrap}")
+                                           + " already; expected one G block, and no wrap= beside it")
+                graph, i = self.parse_graph(lines, i, here, content, dims, lattice)
             elif directive == "D":
                 raise self.error(here, f"missing '~D': the puzzle begun on line {lineno} is still open")
-            elif directive in ("~L", "~K"):
+            elif directive in ("~L", "~K", "~G"):
                 raise self.error(here, f"'{directive}' without a matching '{directive[1:]}' directive")
             elif directive.startswith("~"):
                 raise self.error(here, f"unknown terminator '{_clip(content)}'; expected '~D' alone on its line")
             else:
-                raise self.error(here, f"unknown directive '{_clip(directive)}'; expected 'C:', 'L', 'P:', 'K' or '~D' "
-                                       "inside a puzzle")
+                raise self.error(here, f"unknown directive '{_clip(directive)}'; expected 'C:', 'L', 'P:', 'K', 'G' or "
+                                       "'~D' inside a puzzle")
         raise self.error(max(1, len(lines)), f"missing '~D': the puzzle begun on line {lineno} is never closed")
 
     def parse_attributes(self, lineno, header, allowed, flags=()):
@@ -374,10 +383,30 @@ class _Parser:
             if short:
                 raise self.error(lineno, f"wrap={wrap} round {', '.join(short)}; expected at least 3 cells round "
                                          "(with fewer a cell would touch itself or one cell twice)")
-            if lattice.index != 1:
-                raise self.error(lineno, f"wrap= on the {lattice.name} lattice: its translations are not every step "
-                                         "along x and y; expected a lattice whose cells repeat at every x and y")
+            self.check_wrap(lineno, lattice, dims, wrap)
         return tuple(dims), one_side, lattice, wrap
+
+    def check_wrap(self, lineno, lattice, dims, wrap):
+        """Refuse a wrap whose glued sides would join unlike cells, or make a cell touch itself or one cell twice."""
+        for a in wrap:
+            axis = "xy".index(a)
+            period = lattice.period(axis)
+            if dims[axis] % period:
+                raise self.error(lineno, f"wrap={wrap} round {a}Dim={dims[axis]} on the {lattice.name} lattice: its cells "
+                                         f"repeat along {lattice.axes[axis]} only every {period} steps, so the glued sides "
+                                         f"would join unlike cells; expected {a}Dim a multiple of {period}")
+        periods = np.array([dims[k] if "xyz"[k] in wrap else 0 for k in range(3)], dtype=np.int64)
+        for t, (labels, offsets) in enumerate(zip(lattice.labels, lattice.type_offsets)):
+            # a step that is a whole number of turns round, or two steps that differ by one: the cell touches itself,
+            # or one cell twice
+            rounded = np.where(periods > 0, np.mod(offsets, np.maximum(periods, 1)), offsets)
+            keys = [tuple(r) for r in rounded.tolist()]
+            for i, key in enumerate(keys):
+                j = keys.index(key)
+                if not any(key) or j < i:
+                    what = "itself" if not any(key) else f"one cell twice (labels {labels[j]} and {labels[i]})"
+                    raise self.error(lineno, f"wrap={wrap} round {'x'.join(str(d) for d in dims[:2])}: a "
+                                             f"{lattice.types[t]} cell would touch {what}; expected a larger box round")
 
     # -- C directive ---------------------------------------------------------
 
@@ -506,6 +535,27 @@ class _Parser:
                     if ch != UNCOLOURED:
                         cells.append((lattice.drawn_cell(y, z, k), ch, ln))
         return cells, i
+
+    def parse_graph(self, lines, i, lineno, header, dims, lattice):
+        """A ``G`` block: the board as cells and labelled edges (:mod:`bench.models.graph`)."""
+        attrs = self.parse_attributes(lineno, header, ("links",))
+        links = attrs.get("links", "")
+        if links not in ("", "lattice"):
+            raise self.error(lineno, f"links={_clip(links)}; expected links=lattice (join listed cells that touch on "
+                                     "the lattice) or no links=")
+        rows = []
+        while i < len(lines):
+            here = i + 1
+            content = _strip_comment(lines[i])
+            i += 1
+            if content == "~G":
+                return parse_graph(self.path, rows, lineno, bool(links), dims, lattice), i
+            if content in ("~D", "~L", "~K"):
+                raise self.error(here, f"missing '~G': the graph begun on line {lineno} is still open at '{content}'")
+            if content:
+                self.count_cells(here, content.count(",") + 1)
+                rows.append((here, content))
+        raise self.error(max(1, len(lines)), f"missing '~G': the graph begun on line {lineno} is never closed")
 
     def drawing_rows(self, lines, i, lineno, end, what):
         """The rows of a drawing begun on line ``lineno``, up to ``end`` (``~L``, ``~K``): ``(rows, next line)``.

@@ -427,10 +427,13 @@ class Lattice:
         generators = []
         sample = self.box_coords(_SAMPLE_DIMS)
         for k, motion in enumerate(motions):
-            line = source.line("map", section="motion", occurrence=k)
+            line = source.line("map", "labels", section="motion", occurrence=k)
             what = f"motion '{motion.get('name', k + 1)}'"
             try:
-                matrix, shift = parse_affine(str(motion.get("map", "")), self.axes)
+                if "labels" in motion:
+                    matrix, shift = self._label_motion(motion["labels"])
+                else:
+                    matrix, shift = parse_affine(str(motion.get("map", "")), self.axes)
                 shifts = np.repeat(shift[None, :], len(self.types), axis=0)
                 for t, formula in (motion.get("types") or {}).items():
                     if t not in self.types:
@@ -473,6 +476,51 @@ class Lattice:
             generators.append((matrix, shifts))
         return tuple(generators)
 
+    def _label_motion(self, labels) -> tuple[np.ndarray, np.ndarray]:
+        """The affine map of a motion written as the thesis writes it: a permutation of labels, ``{E = "N", ...}``.
+
+        The map fixes the unit cell's cell and sends each label's step to its
+        image's step; labels not listed stay.  Only a lattice of one type:
+        where types move among themselves a label permutation does not say
+        which way.
+
+        Raises
+        ------
+        ValueError
+            For a table that is no permutation of the labels, or one no linear
+            map of the steps gives (it does not preserve neighbours).
+        """
+        if len(self.types) > 1:
+            raise ValueError(f"labels = ... needs a lattice of one type (this one has {len(self.types)}); expected map = "
+                             "\"(...)\" with per-type constants")
+        names = self.labels[0]
+        if not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()):
+            raise ValueError('labels; expected a table of labels to labels, like { E = "N", N = "W" }')
+        unknown = [a for a in list(labels) + list(labels.values()) if a not in names]
+        if unknown:
+            raise ValueError(f"labels: no label {unknown[0]}; expected labels of {', '.join(names)}")
+        image = [labels.get(a, a) for a in names]
+        if len(set(image)) != len(image):
+            raise ValueError(f"labels sends two labels to {next(a for a in image if image.count(a) > 1)}; expected a "
+                             "permutation of the labels")
+        steps = self._offsets[0][: self._degree[0]].astype(float)
+        want = self._offsets[0][[names.index(a) for a in image]].astype(float)
+        solved, *_ = np.linalg.lstsq(steps, want, rcond=None)
+        matrix = np.rint(solved.T).astype(np.int64)
+        if self.flat:
+            # the third coordinate is the type, which stays
+            matrix[2] = matrix[:, 2] = 0
+            matrix[2, 2] = 1
+        moved = self._offsets[0][: self._degree[0]] @ matrix.T
+        bad = [k for k in range(len(names)) if not np.array_equal(moved[k], want[k])]
+        if bad:
+            k = bad[0]
+            raise ValueError(f"labels does not preserve neighbours: no linear map of the steps sends each label's step "
+                             f"to its image's (it would send {names[k]} to {image[k]}, and the others as written); "
+                             "expected the label permutation of a motion")
+        rep = self._reps[0]
+        return matrix, rep - matrix @ rep
+
     def _find_colouring(self):
         """``(w, f)`` with colour ``(-1) ** (w . c + f[type])`` differing across every neighbour pair, or None."""
         for w in itertools.product((0, 1), repeat=3):
@@ -486,6 +534,24 @@ class Lattice:
     def index(self) -> int:
         """How many unit-cell positions one translation class spans (1 where every step along x and y is a translation)."""
         return self._index
+
+    @property
+    def type_offsets(self) -> tuple[np.ndarray, ...]:
+        """Per type, its neighbour offsets in label order (``int64[degree, 3]``)."""
+        return tuple(self._offsets[t][: d] for t, d in enumerate(self._degree))
+
+    def period(self, axis: int) -> int | None:
+        """The fewest steps along ``axis`` that make a translation (1 for cubic; 2 along fcc's x), None if none does.
+
+        A board that wraps round along the axis must be a multiple of it
+        long, or gluing its sides would join cells of different types.
+        """
+        if self._basis[axis] is None:
+            return None
+        steps = np.zeros((self._index, 3), dtype=np.int64)
+        steps[:, axis] = np.arange(1, self._index + 1)
+        # the index bounds the order of every vector in the quotient by the translations
+        return int(np.flatnonzero(self.is_translation(steps))[0]) + 1
 
     @cached_property
     def digest(self) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 
 from bench.errors import DefinitionError
 from bench.models.definition import UNCOLOURED, PieceDefinition, PuzzleDefinition, parse_file
+from bench.models.graph import embeddings
 from bench.models.lattice import Lattice
 from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, SymmetryGroup
 
@@ -194,9 +195,22 @@ class Puzzle:
                 x, y, z = (int(v) for v in coords[np.argmax(taken)])
                 raise DefinitionError(definition.path, piece.line, f"stationary piece '{piece.name}' overlaps stationary piece '{other}' at ({x} {y} {z})")
             grid[idx] = k
+        # a board given as a graph (a G block) is its listed cells: the rest of the box is no board (-2)
+        self.graph = definition.graph
+        if self.graph is not None:
+            on_board = np.zeros(self.box_cells, dtype=bool)
+            on_board[self.box_index(np.array(self.graph.cells, dtype=np.int64))] = True
+            for k, piece in enumerate(stationary):
+                idx = self.box_index(np.array(piece.cells, dtype=np.int64).reshape(-1, 3))
+                if not on_board[idx].all():
+                    cell = piece.cells[int(np.argmin(on_board[idx]))]
+                    raise DefinitionError(definition.path, piece.line, f"stationary piece '{piece.name}' has cell "
+                                          f"({' '.join(map(str, cell))}) off the board's graph; expected cells the "
+                                          f"G block on line {self.graph.line} lists")
+            grid[~on_board] = -2
         self.stationary: tuple[PieceDefinition, ...] = tuple(stationary)
         self.stationary_grid = _readonly(grid)
-        self.open_box = _readonly(np.flatnonzero(grid < 0).astype(np.int32))
+        self.open_box = _readonly(np.flatnonzero(grid == -1).astype(np.int32))
         box_to_open = np.full(self.box_cells, -1, dtype=np.int32)
         box_to_open[self.open_box] = np.arange(len(self.open_box), dtype=np.int32)
         self.box_to_open = _readonly(box_to_open)
@@ -237,7 +251,7 @@ class Puzzle:
         parallelogram of hexagons or triangles is not one (the hexiamonds'
         6x6 rhombus: ``f`` 2.6 million fits, ``e`` 137,000).
         """
-        return self.planar and self.lattice.name == "cubic" and self.n_open == self.box_cells
+        return self.planar and self.lattice.name == "cubic" and self.n_open == self.box_cells and self.graph is None
 
     @property
     def spare(self) -> bool:
@@ -372,9 +386,38 @@ class Puzzle:
         return np.where(inside & (box >= 0), self.box_to_open[np.maximum(box, 0)], -1)
 
     @cached_property
+    def graph_table(self) -> np.ndarray:
+        """A graph board's edges between open cells: ``int64[n_open, labels]``, the open cell each label leads to, or -1."""
+        table = np.array(self.graph.neighbours, dtype=np.int64)
+        if not self.n_open:
+            return _readonly(np.zeros((0, table.shape[1]), dtype=np.int64))
+        # graph cell -> open cell (-1 under a stationary piece)
+        to_open = self.box_to_open[self.box_index(np.array(self.graph.cells, dtype=np.int64))]
+        of_open = np.empty(self.n_open, dtype=np.int64)
+        listed = np.flatnonzero(to_open >= 0)
+        of_open[to_open[listed]] = listed
+        rows = table[of_open]
+        out = np.where(rows >= 0, to_open[np.maximum(rows, 0)], -1)
+        # the board's group is found by following edges from one cell: the open cells must hang together
+        seen = np.zeros(self.n_open, dtype=bool)
+        seen[0] = True
+        frontier = np.array([0])
+        while len(frontier):
+            nxt = np.unique(out[frontier].ravel())
+            frontier = nxt[(nxt >= 0) & ~seen[np.maximum(nxt, 0)]]
+            seen[frontier] = True
+        if not seen.all():
+            raise DefinitionError(self.definition.path, self.graph.line, "the stationary pieces cut the graph's open "
+                                  "cells apart; expected open cells that hang together (give each part its own puzzle)")
+        return _readonly(out)
+
+    @cached_property
     def cell_neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """CSR adjacency of the open cells: per cell its neighbours in the lattice's order (``ptr``, ``cells``)."""
-        nbr = self.open_index(self.lattice.neighbours(self.open_coords))
+        if self.graph is not None:
+            nbr = self.graph_table
+        else:
+            nbr = self.open_index(self.lattice.neighbours(self.open_coords))
         keep = nbr >= 0
         ptr = np.zeros(self.n_open + 1, dtype=np.int32)
         np.cumsum(keep.sum(axis=1), out=ptr[1:])
@@ -395,8 +438,15 @@ class Puzzle:
         """
         if not self.lattice.two_colourable:
             return False
+        if self.graph is not None:
+            # every edge, the seams too, must join two colours
+            colour = self.lattice.colour(self.open_coords)
+            table = self.graph_table
+            return bool(np.all((table < 0) | (colour[np.maximum(table, 0)] != colour[:, None])))
+        # a cell and its copy once round (a translate of it, of its type) must have one colour
+        cell = self.box_coords[:1]
         periods = np.diag(np.array(self.grid_dims, dtype=np.int64))[self.wrap]
-        return bool(np.all(self.lattice.colour(periods) == self.lattice.colour(np.zeros((1, 3), dtype=np.int64))))
+        return bool(np.all(self.lattice.colour(cell + periods) == self.lattice.colour(cell)))
 
     @property
     def wrapped(self) -> bool:
@@ -530,6 +580,8 @@ class Puzzle:
     @cached_property
     def images(self) -> ImageTable:
         """All bounded images of all mobile shapes."""
+        if self.graph is not None:
+            return self._graph_images()
         grid = np.array(self.grid_dims, dtype=np.int64)
         moving = self.lattice.translation_axes.astype(bool)
         shape_ids, orient_ids, rows = [], [], []
@@ -581,19 +633,33 @@ class Puzzle:
                 rows.append(open_idx[ok])
                 shape_ids.append(np.full(int(ok.sum()), shape.index, dtype=np.int32))
                 orient_ids.append(np.full(int(ok.sum()), o, dtype=np.int32))
-        if rows:
-            sizes = np.concatenate([np.full(len(r), r.shape[1], dtype=np.int64) for r in rows])
-            flat = np.concatenate([r.ravel() for r in rows]).astype(np.int32)
-            shape_arr = np.concatenate(shape_ids)
-            orient_arr = np.concatenate(orient_ids)
-        else:
-            sizes = np.zeros(0, dtype=np.int64)
-            flat = np.zeros(0, dtype=np.int32)
-            shape_arr = np.zeros(0, dtype=np.int32)
-            orient_arr = np.zeros(0, dtype=np.int32)
-        ptr = np.zeros(len(sizes) + 1, dtype=np.int32)
-        np.cumsum(sizes, out=ptr[1:])
-        return ImageTable(_readonly(shape_arr), _readonly(orient_arr), _readonly(ptr), _readonly(flat))
+        return _image_table(rows, shape_ids, orient_ids)
+
+    def _graph_images(self) -> ImageTable:
+        """A graph board's images: every orientation placed on the board by its labelled edges (:func:`embeddings`)."""
+        types = self.lattice.type_of(self.open_coords)
+        shape_ids, orient_ids, rows = [], [], []
+        for shape in self.shapes:
+            seen: set[bytes] = set()
+            for o, cells in enumerate(shape.orientations):
+                # the embedding keeps the piece's cell order: each coloured cell on a board cell of its colour
+                unsorted = embeddings(self.lattice, self.graph_table, types, cells)
+                placed = np.sort(unsorted, axis=1)
+                ok = np.ones(len(placed), dtype=bool)
+                if shape.colours is not None:
+                    tint = shape.colours[o]
+                    board = self.cell_colour[self.open_box[unsorted]]
+                    ok &= np.all((tint[None, :] < 0) | (board == tint[None, :]), axis=1)
+                # one placement per set of cells: a symmetric piece, or one laid round the board, lands alike twice
+                for k in np.flatnonzero(ok):
+                    key = placed[k].tobytes()
+                    ok[k] = key not in seen
+                    seen.add(key)
+                if ok.any():
+                    rows.append(placed[ok])
+                    shape_ids.append(np.full(int(ok.sum()), shape.index, dtype=np.int32))
+                    orient_ids.append(np.full(int(ok.sum()), o, dtype=np.int32))
+        return _image_table(rows, shape_ids, orient_ids)
 
     @cached_property
     def image_parity(self) -> np.ndarray:
@@ -608,6 +674,23 @@ class Puzzle:
     def group(self) -> SymmetryGroup:
         """The puzzle's symmetry group (see :mod:`bench.models.symmetry`)."""
         return SymmetryGroup.of(self)
+
+
+def _image_table(rows, shape_ids, orient_ids) -> ImageTable:
+    """The :class:`ImageTable` of blocks of image rows, each block with its shape and orientation numbers."""
+    if rows:
+        sizes = np.concatenate([np.full(len(r), r.shape[1], dtype=np.int64) for r in rows])
+        flat = np.concatenate([r.ravel() for r in rows]).astype(np.int32)
+        shape_arr = np.concatenate(shape_ids)
+        orient_arr = np.concatenate(orient_ids)
+    else:
+        sizes = np.zeros(0, dtype=np.int64)
+        flat = np.zeros(0, dtype=np.int32)
+        shape_arr = np.zeros(0, dtype=np.int32)
+        orient_arr = np.zeros(0, dtype=np.int32)
+    ptr = np.zeros(len(sizes) + 1, dtype=np.int32)
+    np.cumsum(sizes, out=ptr[1:])
+    return ImageTable(_readonly(shape_arr), _readonly(orient_arr), _readonly(ptr), _readonly(flat))
 
 
 def load(path, mirror: bool = False) -> list[Puzzle]:

@@ -43,6 +43,7 @@ from functools import cached_property
 import numpy as np
 
 from bench.errors import UsageError
+from bench.models.graph import automorphisms, label_maps, respects
 from bench.models.methods import REDUNDANCY_METHODS
 
 MAX_GROUP_ORDER = 4096
@@ -134,6 +135,7 @@ class SymmetryGroup:
             candidates = np.arange(len(lattice.motions))
         cells = puzzle.open_coords
         home = lattice.canonical_shift(cells) if len(cells) else np.zeros(3, dtype=np.int64)
+        low = cells.min(axis=0) if len(cells) else np.zeros(3, dtype=np.int64)
         keys = {cls._key(puzzle, s, s.cells): s.index for s in puzzle.shapes}
         board = puzzle.cell_colour[puzzle.open_box]
         # a motion a piece may undergo maps every piece onto its own shape (the keys are minima over those
@@ -141,14 +143,8 @@ class SymmetryGroup:
         own = {int(m) for m in puzzle.allowed_motions()}
         motions, names, perms, shape_perms = [], [], [], []
         seen = set()
-        for m, step in cls._placements(puzzle, candidates):
-            moved = lattice.apply(m, cells)
-            # the translation that takes the moved region back home, if it is the same region; round a wrapped
-            # board every translation along it is tried (``step``)
-            if len(cells):
-                moved += (home - lattice.canonical_shift(moved)) * ~puzzle.wrap + step
-            perm = puzzle.open_index(moved)
-            if np.any(perm < 0) or perm.tobytes() in seen or len(np.unique(perm)) < len(perm):
+        for m, step, perm in cls._cell_maps(puzzle, candidates, cells, home, low):
+            if perm is None or np.any(perm < 0) or perm.tobytes() in seen or len(np.unique(perm)) < len(perm):
                 continue
             # the cells that may stay empty and the board's colours go onto themselves
             if np.any(puzzle.optional_cells[perm] != puzzle.optional_cells) or np.any(board[perm] != board):
@@ -177,25 +173,56 @@ class SymmetryGroup:
         return cls(puzzle, _readonly(np.array(motions, dtype=np.int64)), tuple(names),
                    _readonly(cell_perm), _readonly(shape_perm))
 
+    @classmethod
+    def _cell_maps(cls, puzzle, candidates, cells, home, low):
+        """``(motion, translation, cell map)`` of each candidate: the motion followed by the translation that brings
+        the region home (None where none does), on a graph board every label-respecting automorphism of the motion."""
+        lattice = puzzle.lattice
+        if puzzle.graph is not None:
+            if not len(cells):
+                return
+            to_type, to_label = label_maps(lattice)
+            types = lattice.type_of(cells)
+            zero = np.zeros(3, dtype=np.int64)
+            for m in candidates:
+                for perm in automorphisms(puzzle.graph_table, types, to_type[int(m)], to_label[int(m)]):
+                    yield int(m), zero, perm
+            return
+        if puzzle.wrapped and len(cells):
+            # round a seam a motion need not map the whole board onto itself, only the open cells with their labelled
+            # edges (the stationary pieces are the container): each map found is checked edge by edge
+            to_type, to_label = label_maps(lattice)
+            types = lattice.type_of(cells)
+            table = puzzle.open_index(lattice.neighbours(cells))
+        for m, step in cls._placements(puzzle, candidates):
+            moved = lattice.apply(m, cells)
+            # the translation that takes the moved region back home, if it is the same region; round a wrapped
+            # board every translation along it is tried (``step``), the others must bring the extent back
+            if len(cells) and puzzle.wrapped:
+                # along an axis that does not wrap the region's extent comes back home; the shift must be a translation
+                shift = (low - moved.min(axis=0)) * lattice.translation_axes * ~puzzle.wrap + step
+                if not lattice.is_translation(shift[None, :])[0]:
+                    yield m, step, None
+                    continue
+                moved += shift
+                perm = puzzle.open_index(moved)
+                yield m, step, perm if respects(table, types, perm, to_type[m], to_label[m]) else None
+                continue
+            elif len(cells):
+                moved += home - lattice.canonical_shift(moved)
+            yield m, step, puzzle.open_index(moved)
+
     @staticmethod
     def _placements(puzzle, candidates):
-        """``(motion, translation)`` pairs to try: each candidate motion, and on a wrapped board each one that maps
-        the board's periods onto periods, with every translation round it."""
+        """``(motion, translation)`` pairs to try: each candidate motion, and on a wrapped board each one with every
+        translation round it."""
         zero = np.zeros(3, dtype=np.int64)
         if not puzzle.wrapped:
             return [(int(m), zero) for m in candidates]
         grid = np.array(puzzle.grid_dims, dtype=np.int64)
-        periods = np.diag(grid)[puzzle.wrap]
         steps = np.stack(np.meshgrid(*(np.arange(n) if w else np.zeros(1, dtype=np.int64)
                                        for n, w in zip(grid, puzzle.wrap)), indexing="ij"), axis=-1).reshape(-1, 3)
-        out = []
-        for m in candidates:
-            moved = periods @ puzzle.lattice.motions[int(m)].matrix.T
-            # a period goes to a period: nothing along an axis that does not wrap, whole turns along one that does
-            if np.any(moved[:, ~puzzle.wrap]) or np.any(moved[:, puzzle.wrap] % grid[puzzle.wrap]):
-                continue
-            out += [(int(m), step) for step in steps]
-        return out
+        return [(int(m), step) for m in candidates for step in steps]
 
     @staticmethod
     def _key(puzzle, shape, cells) -> object:

@@ -74,6 +74,8 @@ def read_definition(path):
     header = None
     pieces = []
     closed = False
+    graph = None  # (links, cells, edges) of a G block; None outside it
+    in_graph = False
     with open(path, encoding="utf-8") as handle:
         for number, raw in enumerate(handle, 1):
             line = raw.split("#", 1)[0].strip()
@@ -83,6 +85,19 @@ def read_definition(path):
                 raise ValueError(f"{path}:{number}: only one puzzle per file is supported")
             if line == "~D":
                 closed = True
+                continue
+            if in_graph:
+                if line == "~G":
+                    in_graph = False
+                elif "," not in line and len(line.split()) == 7:
+                    t = line.split()
+                    graph[2].append((tuple(map(int, t[:3])), t[3], tuple(map(int, t[4:]))))
+                else:
+                    graph[1].extend(tuple(map(int, part.split())) for part in line.split(","))
+                continue
+            if line.split(":")[0] == "G":
+                graph = (line == "G:links=lattice", [], [])
+                in_graph = True
                 continue
             kind, _, rest = line.partition(":")
             attrs = {}
@@ -118,7 +133,9 @@ def read_definition(path):
     if lattice == "cube" and dims[2] == 1:
         lattice = "square"
     wrap = tuple("xyz"[a] in header.get("wrap", "") for a in range(3))
-    return dict(dims=dims, lattice=lattice, one_side=one_side, pieces=pieces, wrap=wrap)
+    if graph is not None and lattice != "square":
+        raise ValueError(f"{path}: the oracle reads graph boards of squares only")
+    return dict(dims=dims, lattice=lattice, one_side=one_side, pieces=pieces, wrap=wrap, graph=graph)
 
 
 # ---------------------------------------------------------------------------
@@ -175,6 +192,7 @@ class Lattice:
             if not _close(self.embed(back), image):
                 raise AssertionError(f"{self.name}: motion does not map {cell} onto a cell")
             return back
+        move.matrix = matrix
         return move
 
     def motions(self, flips):
@@ -542,6 +560,83 @@ def board_adjacent(lattice, a, b, dims, wrap):
     return False
 
 
+class GraphBoard:
+    """A board of squares given as cells and labelled edges: where one step in each direction leads from each cell.
+
+    A label names a direction (E, W, N, S); an edge ``a L b`` says the step
+    in L's direction from a arrives at b, and the opposite step from b at a;
+    with ``links=lattice`` a step to a listed square's lattice neighbour
+    arrives there.
+    """
+
+    STEPS = {"E": (1, 0, 0), "W": (-1, 0, 0), "N": (0, 1, 0), "S": (0, -1, 0)}
+
+    def __init__(self, links, cells, edges):
+        self.cells = frozenset(cells)
+        self.step_to = {}
+        if links:
+            for a in cells:
+                for d in self.STEPS.values():
+                    b = tuple(x + y for x, y in zip(a, d))
+                    if b in self.cells:
+                        self.step_to[a, d] = b
+        for a, label, b in edges:
+            d = self.STEPS[label]
+            self.step_to[a, d] = b
+            self.step_to[b, tuple(-x for x in d)] = a
+
+    def step(self, cell, d):
+        return self.step_to.get((cell, d))
+
+    def develop(self, shape, start):
+        """The board cells a piece (cells of the plane) covers with its first cell on ``start``, or None."""
+        image = {shape[0]: start}
+        todo = [shape[0]]
+        cells = set(shape)
+        while todo:
+            p = todo.pop()
+            for d in self.STEPS.values():
+                q = tuple(x + y for x, y in zip(p, d))
+                if q not in cells:
+                    continue
+                there = self.step(image[p], d)
+                if there is None or image.get(q, there) != there:
+                    return None
+                if q not in image:
+                    image[q] = there
+                    todo.append(q)
+        return image if len(set(image.values())) == len(shape) else None
+
+    def automorphisms(self, lattice, motions):
+        """Every cell map that, with the direction map of one motion, sends each step to a step (and no step to none)."""
+        cells = sorted(self.cells)
+        found = []
+        for move in motions:
+            turn = {d: tuple(round(v) for v in _apply(move.matrix, d)) for d in self.STEPS.values()}
+            for target in cells:
+                f = {cells[0]: target}
+                todo = [cells[0]]
+                ok = True
+                while todo and ok:
+                    a = todo.pop()
+                    for d in self.STEPS.values():
+                        b, fb = self.step(a, d), self.step(f[a], turn[d])
+                        if (b is None) != (fb is None):
+                            ok = False
+                            break
+                        if b is None:
+                            continue
+                        if b in f and f[b] != fb:
+                            ok = False
+                            break
+                        if b not in f:
+                            f[b] = fb
+                            todo.append(b)
+                if ok and len(f) == len(cells) and len(set(f.values())) == len(cells):
+                    found.append((move, f))
+        return found
+
+
 # ---------------------------------------------------------------------------
 # Exact cover: Algorithm X on dictionaries of sets, with piece multiplicities
 # ---------------------------------------------------------------------------
@@ -639,7 +734,8 @@ def build(path, mirror=False):
     piece_motions = lattice.motions(flips=flat and not spec["one_side"])
     # the candidate symmetries of the board: flips too for flat lattices, reflections too with mirror
     board_motions = lattice.motions(flips=flat or mirror)
-    box = lattice.box(spec["dims"])
+    board = GraphBoard(*spec["graph"]) if spec["graph"] else None
+    box = set(board.cells) if board else lattice.box(spec["dims"])
     blocked = set()
     mobile = []
     for name, cells, stationary in spec["pieces"]:
@@ -667,11 +763,18 @@ def build(path, mirror=False):
         raise ValueError(f"{path}: the pieces have {volume} cells, the open board {len(open_cells)}")
     rows = []
     for key, name in shapes.items():
+        if board:
+            if blocked:
+                raise ValueError(f"{path}: the oracle's graph boards have no stationary pieces")
+            found = {frozenset(image.values()) for shape in orientations(lattice, key, piece_motions)
+                     for start in sorted(open_cells) for image in [board.develop(shape, start)] if image}
+            rows += [(name, image) for image in sorted(found, key=sorted)]
+            continue
         for image in placements(lattice, orientations(lattice, key, piece_motions), open_cells, spec["dims"],
                                 spec["wrap"]):
             rows.append((name, image))
     return dict(spec=spec, lattice=lattice, piece_motions=piece_motions, board_motions=board_motions,
-                open_cells=open_cells, shapes=shapes, capacity=capacity, rows=rows, mobile=mobile)
+                open_cells=open_cells, shapes=shapes, capacity=capacity, rows=rows, mobile=mobile, board=board)
 
 
 def symmetry_group(puzzle):
@@ -682,6 +785,13 @@ def symmetry_group(puzzle):
     pieces = Counter(canonical(lattice, cells, piece_motions) for _, cells in puzzle["mobile"])
     if any(puzzle["spec"]["wrap"]):
         return _wrapped_group(puzzle, pieces)
+    if puzzle["board"]:
+        group = []
+        for move, image in puzzle["board"].automorphisms(lattice, puzzle["board_motions"]):
+            mapped = Counter(canonical(lattice, [move(c) for c in cells], piece_motions) for _, cells in puzzle["mobile"])
+            if mapped == pieces and image not in group:
+                group.append(image)
+        return group
     lowest = min(open_cells)
     group = []
     for move in puzzle["board_motions"]:

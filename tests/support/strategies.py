@@ -18,15 +18,24 @@ _DIMS = {
     "tetraocta": (st.integers(3, 4), st.integers(3, 4), st.integers(2, 4)),
 }
 
+# boxes that can wrap round: fcc repeats every 2 steps along an axis, tetraocta every 4
+_WRAP_DIMS = {
+    "fcc": (st.just(4), st.sampled_from([2, 4]), st.integers(2, 3)),
+    "tetraocta": (st.sampled_from([4, 8]), st.just(4), st.integers(2, 4)),
+    "hexprism": (st.integers(3, 4), st.integers(2, 3), st.integers(1, 2)),
+}
+
 
 @st.composite
-def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False, solid: bool = False):
+def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False, solid: bool = False, wrappable: bool = False):
     """A box with random holes (a stationary piece), cut into random connected pieces: solvable by construction.
 
     ``lattice`` names the lattice; flat puzzles off the cubic lattice are
     sometimes one-sided.  ``small`` keeps a cubic box within 12 cells, for
     the brute-force oracle (the other lattices' boxes are small anyway);
-    ``solid`` makes it a 2- or 3-layer box of at most 18 cells.
+    ``solid`` makes it a 2- or 3-layer box of at most 18 cells;
+    ``wrappable`` draws boxes that may wrap round along x or y (as long as
+    the lattice's period, at least 3 round) where the usual ones could not.
     """
     geometry = get_lattice(lattice)
     if lattice == "cubic" and solid:
@@ -35,6 +44,8 @@ def tiled_puzzles(draw, lattice: str = "cubic", small: bool = False, solid: bool
         dims = draw(st.integers(2, 4)), draw(st.integers(2, 3)), 1
     elif lattice == "cubic":
         dims = draw(st.integers(3, 5)), draw(st.integers(2, 4)), draw(st.sampled_from([1, 1, 2]))
+    elif wrappable and lattice in _WRAP_DIMS:
+        dims = tuple(draw(s) for s in _WRAP_DIMS[lattice])
     else:
         dims = tuple(draw(s) for s in _DIMS[lattice])
     one_side = lattice != "cubic" and (geometry.flat or dims[2] == 1) and draw(st.booleans())
