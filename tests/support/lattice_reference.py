@@ -773,8 +773,18 @@ def build(path, mirror=False):
         for image in placements(lattice, orientations(lattice, key, piece_motions), open_cells, spec["dims"],
                                 spec["wrap"]):
             rows.append((name, image))
+    owners = {}
+    for name, image in rows:
+        if owners.setdefault(image, name) != name:
+            raise Indistinct(f"{path}: {owners[image]} and {name} can cover the same cells {sorted(image)}")
     return dict(spec=spec, lattice=lattice, piece_motions=piece_motions, board_motions=board_motions,
                 open_cells=open_cells, shapes=shapes, capacity=capacity, rows=rows, mobile=mobile, board=board)
+
+
+class Indistinct(ValueError):
+    """Two different pieces have a placement on the same cells (a piece round a narrow wrapped board: on a
+    3-cylinder the L and the T tetromino are one ring and one cell); the oracle counts partitions of the cells, in
+    which those tilings coincide, while a cover says which piece lies where."""
 
 
 def symmetry_group(puzzle):
