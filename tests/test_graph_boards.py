@@ -139,3 +139,25 @@ def test_the_worked_example_of_the_docs_parses_and_solves(tmp_path):
     assert puzzle.group.order == 80
     for engine in ENGINES:
         assert counts(puzzle, engine, True) == (8, 640), engine
+
+
+def test_a_graph_board_is_drawn_with_its_seams_marked():
+    from bench.drawing.picture import SEAM, draw
+    from bench.drawing.solution import Solution
+    from support.reference import enumerate_covers
+
+    [puzzle] = bench.load(DATA / "tetrominoes_twisted_torus_5x4.txt")
+    cover = Cover.from_puzzle(puzzle)
+    solution = Solution.from_cover(cover, enumerate_covers(cover, limit=1)[0], "twisted")
+    # each of the 9 written edges and its implied opposite: 18 sides the plane does not join
+    assert len(solution.seams) == 18
+    assert Solution.from_json(solution.to_json()).seams == solution.seams
+    scene = draw(solution)
+    seams = [item for item in scene.items if getattr(item, "role", "") == "seam"]
+    # the twisted seam at the left and right sides (4 each), the straight one at the top and bottom (5 each)
+    assert len(seams) == 2 * 4 + 2 * 5 and all(line.stroke == SEAM for line in seams)
+    assert any("a board given as a graph" in item.text for item in scene.items if getattr(item, "role", "") == "caption")
+    # a box's own graph has no seam to mark
+    [box] = bench.load(DEFS / "dominoes_4x4.txt")
+    plain = Cover.from_puzzle(box)
+    assert Solution.from_cover(plain, enumerate_covers(plain, limit=1)[0]).seams == ()

@@ -129,15 +129,26 @@ def seam_edges(solution: Solution, foot: Footprint, cells: list[tuple]) -> list[
 
     A cell whose neighbour lies past a wrapped side of the box shares an
     edge with that neighbour's drawing outside the box; the cell there, taken
-    round, is the one that really touches it.
+    round, is the one that really touches it.  On a graph board the seams are
+    the graph's edges the plane does not draw (:attr:`Solution.seams`).
     """
-    if not solution.wrap or foot.radius is not None:
+    if not (solution.wrap or solution.seams) or foot.radius is not None:
         return []
+    owner = {tuple(int(c) for c in cell): name for name, cell in cells}
+    out = []
+    if solution.seams:
+        for a, ghost, b in solution.seams:
+            if a not in owner:
+                continue
+            mine = {_edge_key(p, q) for p, q in zip(foot.outline(np.array(a)), np.roll(foot.outline(np.array(a)), -1,
+                                                                                      axis=0))}
+            other = foot.outline(np.array(ghost))
+            out.extend((p, q, owner.get(b) == owner[a]) for p, q in zip(other, np.roll(other, -1, axis=0))
+                       if _edge_key(p, q) in mine)
+        return out
     lattice = get_lattice(solution.lattice)
     grid = np.array(lattice.grid_shape(solution.dims), dtype=np.int64)
     wrap = np.array(["xyz"[a] in solution.wrap for a in range(3)])
-    owner = {tuple(int(c) for c in cell): name for name, cell in cells}
-    out = []
     for name, cell in cells:
         edges = {_edge_key(a, b): (a, b) for a, b in zip(foot.outline(cell), np.roll(foot.outline(cell), -1, axis=0))}
         for n in lattice.neighbours([cell])[0]:
@@ -263,6 +274,9 @@ def layers_scene(solution: Solution, foot: Footprint, colours: dict[str, str], l
             text = f"a torus: {sides['x']} are one seam, {sides['y']} another (red)"
         else:
             text = f"a cylinder: {sides[solution.wrap]} are one seam (red)"
+    elif solution.seams:
+        text = "a board given as a graph: a red side is joined to another cell (a seam)"
+    if solution.wrap or solution.seams:
         out.add(Text(MARGIN, out.height + CAPTION / 2, text, 12.0, SEAM, "caption", anchor="start"))
         out.height += CAPTION
         out.width = max(out.width, text_width(text, 12.0) + 2 * MARGIN)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.errors import BenchError
+from bench.models.graph import seams
 from bench.models.lattice import LATTICES
 
 
@@ -39,6 +40,9 @@ class Solution:
     title: str = ""
     wrap: str = ""
     """The axes the board wraps round (``x``, ``y``, ``xy``): its seams are marked."""
+    seams: tuple = ()
+    """A graph board's edges the plane does not draw, ``(cell, ghost, partner)`` (:func:`bench.models.graph.seams`):
+    marked as a wrapped box's seams are."""
 
     @classmethod
     def from_cover(cls, cover, options, title: str = "", partial: bool = False) -> "Solution":
@@ -48,8 +52,9 @@ class Solution:
                        for name, cells, fixed in cover.placements(options, partial))
         # a piece's copies (copies=) are placed under names of their own: NAME.2, NAME.3, ...
         names = tuple(sorted({p.name for p in puzzle.definition.pieces} | {n for s in puzzle.shapes for n in s.names}))
+        joins = seams(puzzle.graph, puzzle.lattice) if puzzle.graph is not None else ()
         return cls(puzzle.lattice.name, tuple(int(d) for d in puzzle.dims), pieces, names, title,
-                   puzzle.definition.wrap)
+                   puzzle.definition.wrap, joins)
 
     @property
     def three_d(self) -> bool:
@@ -62,6 +67,8 @@ class Solution:
                "pieces": [{"name": p.name, "stationary": p.stationary, "cells": p.cells.tolist()} for p in self.pieces]}
         if self.wrap:
             out["wrap"] = self.wrap
+        if self.seams:
+            out["seams"] = [[list(c) for c in seam] for seam in self.seams]
         return out
 
     @classmethod
@@ -78,7 +85,11 @@ class Solution:
                 raise BenchError(f"stored solution: unknown lattice {data['lattice']!r}")
             pieces = tuple(Placed(str(p["name"]), np.asarray(p["cells"], dtype=np.int64).reshape(-1, 3),
                                   bool(p.get("stationary", False))) for p in data["pieces"])
+            joins = tuple(tuple(tuple(int(v) for v in cell) for cell in seam) for seam in data.get("seams", ()))
+            if any(len(seam) != 3 or any(len(cell) != 3 for cell in seam) for seam in joins):
+                raise BenchError("stored solution: a seam is not three cells (x, y, z)")
             return cls(data["lattice"], tuple(int(d) for d in data["dims"]), pieces,
-                       tuple(str(n) for n in data["names"]), str(data.get("title", "")), str(data.get("wrap", "")))
+                       tuple(str(n) for n in data["names"]), str(data.get("title", "")), str(data.get("wrap", "")),
+                       joins)
         except (KeyError, TypeError, ValueError) as exc:
             raise BenchError(f"stored solution is malformed ({type(exc).__name__}: {exc})") from None

@@ -279,3 +279,20 @@ def respects(table: np.ndarray, board_types: np.ndarray, perm: np.ndarray, to_ty
     mapped[have] = table[np.broadcast_to(perm[:, None], table.shape)[have], labels[have]]
     expect = np.where(table >= 0, perm[np.maximum(table, 0)], -1)
     return bool(np.array_equal(mapped, expect))
+
+
+def seams(graph: BoardGraph, lattice) -> tuple[tuple[tuple, tuple, tuple], ...]:
+    """The edges of ``graph`` that the plane does not draw: ``(a, ghost, b)`` where the step from cell ``a`` leads to
+    cell ``b`` on the board but to ``ghost`` in the plane (the lattice's neighbour of ``a`` by that label).
+
+    A picture marks the side ``a`` shares with ``ghost``: what a seam of a box that wraps round is, for any graph.
+    """
+    coords = np.array(graph.cells, dtype=np.int64)
+    around = lattice.neighbours(coords)
+    out = []
+    for i, row in enumerate(graph.neighbours):
+        for k, j in enumerate(row):
+            ghost = tuple(int(v) for v in around[i, k])
+            if j >= 0 and ghost != graph.cells[j]:
+                out.append((graph.cells[i], ghost, graph.cells[j]))
+    return tuple(out)
