@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 import bench
@@ -215,6 +215,8 @@ def test_the_worked_example_of_the_docs_parses_grows_and_solves(tmp_path):
 # -- boards that wrap round: cylinders and tori --------------------------------------------------------------------
 
 WRAP_LATTICES = sorted(BUNDLED_NAMES)
+ORACLE_NODES = 100_000
+"""The brute force's node budget for a random wrapped puzzle (a few seconds of Python); a larger one is redrawn."""
 
 
 def wraps(lattice, dims) -> list[str]:
@@ -239,7 +241,10 @@ def test_random_wrapped_tilings_agree_with_the_brute_force_on_every_engine(latti
     path.write_text(text)
     [puzzle] = bench.load(path)
     try:
-        oracle = lattice_reference.count(str(path))
+        # a random wrapped board can have millions of partial tilings: the pure-Python oracle gives up on those
+        oracle = lattice_reference.count(str(path), max_nodes=ORACLE_NODES)
+    except lattice_reference.TooLarge:
+        reject()
     except lattice_reference.Indistinct:
         # beyond the oracle: the engines, the redundancy filter on, against an unfiltered dlx
         single = get_engine("dlx").solve(Cover.from_puzzle(puzzle))

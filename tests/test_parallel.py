@@ -443,13 +443,21 @@ def test_the_schedule_goes_oldest_first_and_budgets_from_the_work_two_generation
 def test_a_stopped_worker_has_its_sub_problem_solved_again(tmp_path):
     from support.abuse import STOPPED
 
-    # the abuse suite's script: a split run of 10x6 whose first worker is stopped (SIGSTOP) 0.3 s in
-    child = subprocess.run([sys.executable, "-c", STOPPED, str(DEFS / "pentominoes_10x6.txt"), "0.3"], cwd=ROOT,
-                           capture_output=True, text=True, timeout=300)
-    assert child.returncode == 0, child.stderr
-    assert child.stdout.split() == ["solved", "2339", "9356"]
-    assert re.search(r"worker process \d+ stopped answering \(no heartbeat for 2 s\); its sub-problem is solved again",
-                     child.stderr)
+    # the abuse suite's script: a split run of 10x6 whose first worker is stopped (SIGSTOP) 0.3 s in; a worker that
+    # happens to be between tasks then has nothing to hand back (CI under load: once), so up to three runs, each
+    # with the exact counts, until one stops a worker in the middle of a sub-problem
+    stderr = []
+    for _ in range(3):
+        child = subprocess.run([sys.executable, "-c", STOPPED, str(DEFS / "pentominoes_10x6.txt"), "0.3"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=300)
+        assert child.returncode == 0, child.stderr
+        assert child.stdout.split() == ["solved", "2339", "9356"]
+        stderr.append(child.stderr)
+        if re.search(r"worker process \d+ stopped answering \(no heartbeat for 2 s\); its sub-problem is solved "
+                     r"again", child.stderr):
+            break
+    else:
+        raise AssertionError(f"no run noticed its stopped worker: {stderr}")
 
 
 # -- a cluster that is not one, workers running other code, workers that stop ------------------------------------

@@ -34,6 +34,7 @@ three-dimensional ones the proper motions.
 
 Examples
 --------
+>>> HEX, TRIANGLE = get_lattice("hex"), get_lattice("triangle")
 >>> [HEX.describe(g) for g in HEX.motions if g.proper]
 ['(q,r)', '(-q-r,q)', '(-q,-r)', '(-r,q+r)', '(r,-q-r)', '(q+r,-q)']
 >>> HEX.apply(3, [[1, 0, 0], [0, 1, 0]]).tolist()

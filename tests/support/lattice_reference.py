@@ -642,7 +642,7 @@ class GraphBoard:
 # ---------------------------------------------------------------------------
 
 
-def exact_covers(cells, rows, capacity):
+def exact_covers(cells, rows, capacity, max_nodes=None):
     """Yield every exact cover of ``cells`` as a list of row indices.
 
     ``rows`` is a list of ``(shape, cell set)``; ``capacity[shape]`` is how
@@ -707,7 +707,12 @@ def exact_covers(cells, rows, capacity):
             else:
                 uncover_column(col, saved)
 
+    nodes = [0]
+
     def search():
+        nodes[0] += 1
+        if max_nodes is not None and nodes[0] > max_nodes:
+            raise TooLarge(f"more than {max_nodes:,} nodes of the brute force")
         if not uncovered:
             yield list(solution)
             return
@@ -781,6 +786,10 @@ def build(path, mirror=False):
                 open_cells=open_cells, shapes=shapes, capacity=capacity, rows=rows, mobile=mobile, board=board)
 
 
+class TooLarge(ValueError):
+    """The search went past ``max_nodes``: a random puzzle too large for this oracle to count in a test's time."""
+
+
 class Indistinct(ValueError):
     """Two different pieces have a placement on the same cells (a piece round a narrow wrapped board: on a
     3-cylinder the L and the T tetromino are one ring and one cell); the oracle counts partitions of the cells, in
@@ -852,7 +861,7 @@ def _wrapped_group(puzzle, pieces):
     return group
 
 
-def count(path, verbose=False, mirror=False):
+def count(path, verbose=False, mirror=False, max_nodes=None):
     """Count the tilings of one definition file (``mirror``: up to reflections too).
 
     Returns ``dict(total=..., unique=..., group=...)``: every tiling, the
@@ -862,7 +871,7 @@ def count(path, verbose=False, mirror=False):
     puzzle = build(path, mirror)
     rows = puzzle["rows"]
     tilings = []
-    for chosen in exact_covers(puzzle["open_cells"], rows, puzzle["capacity"]):
+    for chosen in exact_covers(puzzle["open_cells"], rows, puzzle["capacity"], max_nodes):
         tilings.append(frozenset(rows[i][1] for i in chosen))
     total = len(tilings)
     if len(set(tilings)) != total:
