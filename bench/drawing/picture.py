@@ -124,6 +124,14 @@ SEAM = "#d62728"
 """The colour of a wrapped board's seams: thick where two pieces meet across one, thin where a piece crosses it."""
 
 
+def _shared_sides(foot: Footprint, cell, other) -> list[tuple]:
+    """The sides of ``other``'s outline that ``cell``'s outline also has, as ``(a, b)`` in ``other``'s order."""
+    outline = foot.outline(cell)
+    mine = {_edge_key(a, b) for a, b in zip(outline, np.roll(outline, -1, axis=0))}
+    theirs = foot.outline(other)
+    return [(a, b) for a, b in zip(theirs, np.roll(theirs, -1, axis=0)) if _edge_key(a, b) in mine]
+
+
 def seam_edges(solution: Solution, foot: Footprint, cells: list[tuple]) -> list[tuple]:
     """The edges along a wrapped board's seams: ``(a, b, same)``, the edge's ends and whether one piece lies on both sides.
 
@@ -138,28 +146,20 @@ def seam_edges(solution: Solution, foot: Footprint, cells: list[tuple]) -> list[
     out = []
     if solution.seams:
         for a, ghost, b in solution.seams:
-            if a not in owner:
-                continue
-            mine = {_edge_key(p, q) for p, q in zip(foot.outline(np.array(a)), np.roll(foot.outline(np.array(a)), -1,
-                                                                                      axis=0))}
-            other = foot.outline(np.array(ghost))
-            out.extend((p, q, owner.get(b) == owner[a]) for p, q in zip(other, np.roll(other, -1, axis=0))
-                       if _edge_key(p, q) in mine)
+            if a in owner:
+                same = owner.get(b) == owner[a]
+                out.extend((p, q, same) for p, q in _shared_sides(foot, np.array(a), np.array(ghost)))
         return out
     lattice = get_lattice(solution.lattice)
     grid = np.array(lattice.grid_shape(solution.dims), dtype=np.int64)
     wrap = np.array(["xyz"[a] in solution.wrap for a in range(3)])
     for name, cell in cells:
-        edges = {_edge_key(a, b): (a, b) for a, b in zip(foot.outline(cell), np.roll(foot.outline(cell), -1, axis=0))}
         for n in lattice.neighbours([cell])[0]:
             outside = (n < 0) | (n >= grid)
             if not outside.any() or np.any(outside & ~wrap) or not lattice.valid([n])[0]:
                 continue
             partner = owner.get(tuple(int(c) for c in np.where(wrap, n % grid, n)))
-            other = foot.outline(n)
-            for a, b in zip(other, np.roll(other, -1, axis=0)):
-                if _edge_key(a, b) in edges:
-                    out.append((a, b, partner == name))
+            out.extend((a, b, partner == name) for a, b in _shared_sides(foot, cell, n))
     return out
 
 
