@@ -21,6 +21,7 @@ import argparse
 import difflib
 import os
 import re
+import resource
 import subprocess
 import sys
 import time
@@ -56,6 +57,17 @@ def all_lines(paths: list[str], node_limit: int) -> list[str]:
     return [line for path in paths for line in search_lines(path, node_limit)]
 
 
+def timed_pass(paths: list[str], node_limit: int) -> tuple[list[str], str]:
+    """:func:`all_lines`, and the share of a core the solves got (their CPU over their wall): what the load left them."""
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    lines = all_lines(paths, node_limit)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    used = after.ru_utime + after.ru_stime - cpu.ru_utime - cpu.ru_stime
+    return lines, f"load {loadavg()}, the solves got {used / wall:.0%} of a core"
+
+
 def loadavg() -> str:
     """The one-minute load average (``-`` where the system does not say)."""
     try:
@@ -75,14 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     paths = args.files or sorted(str(p) for p in Path("defs").glob("*.txt"))
 
     started = time.time()
-    quiet_load = loadavg()
-    quiet = all_lines(paths, args.node_limit)
+    quiet, quiet_load = timed_pass(paths, args.node_limit)
     burners = [subprocess.Popen([sys.executable, "-c", BURNER]) for _ in range(args.burners)]
     try:
-        time.sleep(1)
-        busy_load = loadavg()
-        busy = all_lines(paths, args.node_limit)
-        busy_load = f"{busy_load}-{loadavg()}"
+        busy, busy_load = timed_pass(paths, args.node_limit)
     finally:
         for burner in burners:
             burner.kill()
@@ -99,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
         f"Commit {commit}, `python -m benchmarks.reproducibility --burners {args.burners} --node-limit {args.node_limit}`, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}, {os.cpu_count()} cores. "
         f"Each of {len(files)} definition files solved with `bench solve -q -i -e fila -w 1 --node-limit {args.node_limit}`, "
-        f"once as the machine was (load {quiet_load}) and once beside {args.burners} more CPU-bound processes "
-        f"(load {busy_load}). Compared: every `KEY=VALUE` line but times (keys naming seconds, rates or the clock, "
+        f"once as the machine was ({quiet_load}) and once beside {args.burners} more CPU-bound processes "
+        f"({busy_load}). Compared: every `KEY=VALUE` line but times (keys naming seconds, rates or the clock, "
         "each candidate's `seconds=`) and the two cache lines (`COVER_CACHE`, `KERNEL_LIBRARIES`).",
         "",
         f"**Result: {verdict}** ({len(quiet)} lines compared, {len(choices)} automatic choices).",
