@@ -41,7 +41,7 @@ from bench.text import escape
 from bench.toolchain import sources, warmup
 from bench.engines.constraints import SETTING_SLOTS, constrained
 from bench.engines.search import search_specialization
-from bench.engines.sampling import estimate_nodes, estimate_tree
+from bench.engines.sampling import estimate_nodes, mean_nodes
 from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions
 from bench.parallel.balance import balance
 from bench.parallel.journal import Journal, prune
@@ -113,7 +113,7 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
 
 def worth_splitting(cover, settings: Settings) -> bool:
     """True when random paths say the search is large enough to pay for worker processes."""
-    return estimate_tree(cover, sizing(settings), trials=200).nodes >= MIN_PARALLEL_NODES
+    return mean_nodes(cover, sizing(settings), trials=200) >= MIN_PARALLEL_NODES
 
 
 def sizing(settings: Settings) -> Settings:
