@@ -150,12 +150,16 @@ def parse_graph(path: str, rows: list[tuple[int, str]], lineno: int, links: bool
                               "lattice has")
         join(line, i, k, j)
         join(line, j, labels[u].index(back), i)
-    _check_connected(table, lambda: error(lineno, "the graph is not connected; expected one board in one piece "
-                                                  "(cut holes with stationary pieces)"))
+    if not connected(table):
+        raise error(lineno, "the graph is not connected; expected one board in one piece (cut holes with stationary "
+                            "pieces)")
     return BoardGraph(tuple(cells), tuple(tuple(int(v) for v in row) for row in table), lineno)
 
 
-def _check_connected(table: np.ndarray, error) -> None:
+def connected(table: np.ndarray) -> bool:
+    """True when every row of a neighbour table (``int[cells, labels]``, -1: no edge) is reached from row 0 along edges."""
+    if not len(table):
+        return True
     seen = np.zeros(len(table), dtype=bool)
     seen[0] = True
     frontier = np.array([0])
@@ -165,8 +169,7 @@ def _check_connected(table: np.ndarray, error) -> None:
         nxt = nxt[~seen[nxt]]
         seen[nxt] = True
         frontier = nxt
-    if not seen.all():
-        raise error()
+    return bool(seen.all())
 
 
 def piece_edges(lattice, cells: np.ndarray) -> tuple[list[tuple[int, int, int]], list[tuple[int, int, int]]]:

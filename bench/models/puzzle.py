@@ -26,7 +26,7 @@ import numpy as np
 
 from bench.errors import DefinitionError
 from bench.models.definition import UNCOLOURED, PieceDefinition, PuzzleDefinition, parse_file
-from bench.models.graph import embeddings
+from bench.models.graph import connected, embeddings
 from bench.models.lattice import Lattice
 from bench.models.symmetry import CONVENTION_MIRROR, CONVENTION_ROTATIONS, SymmetryGroup
 
@@ -399,14 +399,7 @@ class Puzzle:
         rows = table[of_open]
         out = np.where(rows >= 0, to_open[np.maximum(rows, 0)], -1)
         # the board's group is found by following edges from one cell: the open cells must hang together
-        seen = np.zeros(self.n_open, dtype=bool)
-        seen[0] = True
-        frontier = np.array([0])
-        while len(frontier):
-            nxt = np.unique(out[frontier].ravel())
-            frontier = nxt[(nxt >= 0) & ~seen[np.maximum(nxt, 0)]]
-            seen[frontier] = True
-        if not seen.all():
+        if not connected(out):
             raise DefinitionError(self.definition.path, self.graph.line, "the stationary pieces cut the graph's open "
                                   "cells apart; expected open cells that hang together (give each part its own puzzle)")
         return _readonly(out)
