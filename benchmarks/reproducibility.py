@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from benchmarks import user_environment
+from benchmarks.checkouts import commit_of
 from bench.system.files import write_atomic
 
 # set aside: what a clock or this machine's caches decide, never the search
@@ -96,17 +97,15 @@ def main(argv: list[str] | None = None) -> int:
             burner.kill()
             burner.wait()
     diff = list(difflib.unified_diff(quiet, busy, "as the machine was", f"beside {args.burners} burners", lineterm=""))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    files = {line.split(" ", 1)[0] for line in quiet}
     choices = [line for line in quiet if " AUTO_CHOICE=" in line]
     verdict = ("identical: every choice, estimate and counter the same" if not diff
                else f"{sum(1 for d in diff if d.startswith('+') and not d.startswith('+++'))} lines differ")
     text = "\n".join([
         "# The automatic configuration under load: the same choices and counters",
         "",
-        f"Commit {commit}, `python -m benchmarks.reproducibility --burners {args.burners} --node-limit {args.node_limit}`, "
+        f"Commit {commit_of('.')}, `python -m benchmarks.reproducibility --burners {args.burners} --node-limit {args.node_limit}`, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(started))}, {os.cpu_count()} cores. "
-        f"Each of {len(files)} definition files solved with `bench solve -q -i -e fila -w 1 --node-limit {args.node_limit}`, "
+        f"Each of {len(paths)} definition files solved with `bench solve -q -i -e fila -w 1 --node-limit {args.node_limit}`, "
         f"once as the machine was ({quiet_load}) and once beside {args.burners} more CPU-bound processes "
         f"({busy_load}). Compared: every `KEY=VALUE` line but times (keys naming seconds, rates or the clock, "
         "each candidate's `seconds=`) and the two cache lines (`COVER_CACHE`, `KERNEL_LIBRARIES`).",
