@@ -12,7 +12,7 @@ or the clock, each candidate's ``seconds=`` field, and the two lines that
 describe this machine's caches rather than the search (``COVER_CACHE``,
 ``KERNEL_LIBRARIES``).  Nothing else may differ: a difference means the
 load changed a search.  Writes ``results/auto-under-load.md``; exits 1 on
-any difference.
+any difference, 2 (writing nothing) where bench refuses a file or fails.
 """
 
 from __future__ import annotations
@@ -36,6 +36,12 @@ TIMING_KEY = re.compile(r"SECONDS|PER_SEC|_TIME$|^COVER_CACHE$|^KERNEL_LIBRARIES
 CANDIDATE_SECONDS = re.compile(r":seconds=[^:]*")
 KEY = re.compile(r"[A-Za-z_]\w*(\[[^]]*\])?")
 BURNER = "while True: pass"
+# bench's statuses of a search that ran: finished, or cut short by --node-limit (its counters still compared)
+RAN = (0, 3)
+
+
+class NotSolved(Exception):
+    """A definition bench did not search (bad input, a failed engine): there is nothing to compare."""
 
 
 def search_lines(path: str, node_limit: int) -> list[str]:
@@ -43,6 +49,10 @@ def search_lines(path: str, node_limit: int) -> list[str]:
     command = [sys.executable, "-m", "bench", "solve", "-q", "-i", "-e", "fila", "-w", "1",
                "--node-limit", str(node_limit), path]
     done = subprocess.run(command, capture_output=True, text=True, env=user_environment())
+    if done.returncode not in RAN:
+        # two identical refusals would compare equal and say nothing of the search
+        said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise NotSolved(f"{path}: bench solve exited {done.returncode}: {said}")
     lines = []
     for line in done.stdout.splitlines():
         key, sep, value = line.partition("=")
@@ -88,10 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     paths = args.files or sorted(str(p) for p in Path("defs").glob("*.txt"))
 
     started = time.time()
-    quiet, quiet_load = timed_pass(paths, args.node_limit)
-    burners = [subprocess.Popen([sys.executable, "-c", BURNER]) for _ in range(args.burners)]
+    burners = []
     try:
+        quiet, quiet_load = timed_pass(paths, args.node_limit)
+        burners = [subprocess.Popen([sys.executable, "-c", BURNER]) for _ in range(args.burners)]
         busy, busy_load = timed_pass(paths, args.node_limit)
+    except NotSolved as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     finally:
         for burner in burners:
             burner.kill()

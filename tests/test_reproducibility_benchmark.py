@@ -41,3 +41,11 @@ def test_identical_passes_say_so(monkeypatch, tmp_path):
     monkeypatch.setattr(reproducibility, "all_lines", lambda paths, limit: ["x.txt AUTO_CHOICE=X", "x.txt NODES=146"])
     assert reproducibility.main(["--burners", "0", "--results", str(tmp_path), "x.txt"]) == 0
     assert "identical" in (tmp_path / "auto-under-load.md").read_text()
+
+
+def test_a_file_bench_refuses_ends_the_benchmark_with_its_message_and_writes_nothing(monkeypatch, tmp_path, capsys):
+    refusal = "bench solve: error: argument FILE: no such file or directory: nope.txt"
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(a, 2, "", refusal + "\n"))
+    assert reproducibility.main(["--burners", "0", "--results", str(tmp_path), "nope.txt"]) == 2
+    assert capsys.readouterr().err == f"error: nope.txt: bench solve exited 2: {refusal}\n"
+    assert not (tmp_path / "auto-under-load.md").exists()
