@@ -373,3 +373,41 @@ def test_engines_that_cannot_be_interrupted_are_killed_at_the_limit_not_half_a_s
     assert deadline.solve_within_limit(None, lambda cover, limits, sink: "solved", None, Limits(time_limit=0.5),
                                        None) == "solved"
     assert asked and asked[0] - 0.5 <= 0.05
+
+
+
+@pytest.mark.parametrize("limit", [0.045, 0.45, 0.9, 1.2, 1.9])
+def test_the_time_limit_holds_when_dlx_nodes_cost_a_thousand_times_a_sub_searchs(monkeypatch, limit):
+    """DLX's 500 nodes of 1 ms (filters) down to each hand-off (its lists built in 2.5 ms), then FILA's branch of
+    300,000 nodes of 1 us: the budget FILA's slices grew to (20,000 nodes) must never be DLX's, whose slice would
+    then run on to the next hand-off (0.5 s); on a single budget --time-limit 0.9 stopped at 1.30 s."""
+    import types
+
+    from bench.engines import search as search_module
+    from bench.kernels.codes import DONE, PAUSED
+
+    [puzzle] = bench.load(DEFS / "dominoes_4x4.txt")
+    search = search_module.Search(bench.Cover.from_puzzle(puzzle), Settings(), Limits(time_limit=limit))
+    left = {"dlx": 500, "fila": 0, "handoffs": 0}
+
+    def fake_slice(self, budget):
+        key, seconds = ("fila", 1e-6) if self.sub is not None else ("dlx", 1e-3)
+        n = min(budget, left[key])
+        left[key] -= n
+        self.state[search_module.S_NODES] += n
+        _Clock.now += n * seconds
+        if left[key] == 0 and self.sub is None:
+            if left["handoffs"] == 40:
+                return DONE
+            left["handoffs"] += 1
+            _Clock.now += 0.0025
+            self.sub, left["fila"] = "FILA's run", 300_000
+        elif left[key] == 0:
+            self.sub, left["dlx"] = None, 500
+        return PAUSED
+
+    search._slice = types.MethodType(fake_slice, search)
+    monkeypatch.setattr(search_module, "time", _Clock)
+    _Clock.now = 0.0
+    assert search.run() == Status.TIMEOUT
+    assert _Clock.now - limit <= max(0.1 * limit, 0.05), _Clock.now

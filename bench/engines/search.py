@@ -276,8 +276,11 @@ class Search:
         """
         limits = self.limits
         # the first slice is small: a node may take milliseconds (in-search filters, huge covers), and nothing
-        # but the end of a slice reads the clock
-        budget = self.FIRST_SLICE
+        # but the end of a slice reads the clock.  One budget for DLX's slices and one for a sub-search's (FILA's
+        # after a hand-off), each from its own slices: their nodes may cost a thousandfold apart (a microsecond of
+        # FILA's, a millisecond of DLX's under filters), and DLX going on from a branch's end with FILA's budget
+        # ran to its next hand-off in one slice, past a time limit or Ctrl-C
+        budgets = [self.FIRST_SLICE, self.FIRST_SLICE]
         start = time.perf_counter()
         compiled = warmup.spent()
         status = Status.SOLVED
@@ -288,6 +291,8 @@ class Search:
                     if signals.stop_requested() is not None:
                         status = Status.INTERRUPTED
                         break
+                    searcher = int(self.sub is not None)
+                    budget = budgets[searcher]
                     if limits.node_limit is not None:
                         left = limits.node_limit - int(self.state[S_NODES])
                         if left <= 0:
@@ -313,7 +318,7 @@ class Search:
                         # nodes the slice searched, not its budget: one cut short by a hand-off (FILA's lists built,
                         # one node) or a branch's end is no full slice, and the Tetris Cube's slices grew eightfold
                         # at each to 0.2 s and more (--time-limit 0.45 stopped at 0.96 s)
-                        budget = self.next_slice(max(nodes, 1), elapsed, self.SLICE_SECONDS)
+                        budgets[searcher] = self.next_slice(max(nodes, 1), elapsed, self.SLICE_SECONDS)
                     if signals.status_requested():
                         signals.write_status(self.status_lines(time.perf_counter() - start))
                     if signals.trace_toggled():
