@@ -83,6 +83,76 @@ Handoff = namedtuple("Handoff", ["at", "cells", "shapes"])
 """When DLX hands a branch to another engine (FILA): ``at`` or fewer pieces remain (0: never), no item has fewer
 than two options, at most ``cells`` cells are open and at most ``shapes`` shapes have pieces left."""
 
+# -- the rare steps ----------------------------------------------------------------------
+#
+# Steps that only a split's replay, a random path or colours take are kernels of their own, not closures of
+# dlx_search: numba pastes a closure's body at every call site and walks the whole kernel again for each one it
+# pastes, so each closure costs every specialization's cold compile (a library build) whether its search ever takes
+# that step or not.  They take the arrays the kernel's loop holds anyway, not its bundles: a bundle passed to a call
+# in the loop keeps every field of it live there, which cost the hot steps 5 to 10 % of their instructions.
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def take_out_all(options, start, stop, opt_ptr, opt_items, size, sets, loc, set_start):
+    """Take ``options[start:stop]`` out of play (a replayed level's tweaked-out siblings, what a filter rules out);
+    returns the updates."""
+    n = 0
+    for q in range(start, stop):
+        n += take_out(options[q], opt_ptr, opt_items, size, sets, loc, set_start)
+    return n
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def random_branch(est, sprod, lv, degree, stop_last):
+    """On a random path, which of level ``lv``'s ``degree`` branches to take: a uniform draw, weighted into the
+    estimate ``est`` (``sprod``: the product of the degrees above each level); -1 when ``stop_last`` and the draw is
+    the last branch (an extensible cover's, which stops at the cover)."""
+    est[1] += sprod[lv] * degree
+    r = np.random.randint(0, degree)
+    if stop_last and r == degree - 1:
+        est[2] += sprod[lv] * degree
+        return -1
+    sprod[lv + 1] = sprod[lv] * degree
+    return r
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def tweak_out(b, r, node_opt, opt_ptr, opt_items, size, sets, loc, set_start):
+    """The r-th branch of identical pieces on item ``b``: its ``r`` largest options out of play (tweaked)."""
+    for q in range(r):
+        k = set_start[b]
+        stop = k + np.uint32(size[b])
+        x = sets[k]
+        while k < stop:
+            if node_opt[sets[k]] > node_opt[x]:
+                x = sets[k]
+            k += np.uint32(1)
+        take_out(node_opt[x], opt_ptr, opt_items, size, sets, loc, set_start)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def purify(j, c, colour, size, sets, loc, set_start):
+    """Secondary item ``j`` took colour ``c`` (its other options already left every other item): the options that give
+    it another colour, or none, leave its set too, so only options of colour ``c`` share it.  Returns the updates."""
+    start = set_start[j]
+    n = 0
+    k = start
+    while k < start + np.uint32(size[j]):
+        y = sets[k]
+        if colour[y] != c:
+            e = start + np.uint32(size[j]) - np.uint32(1)
+            z = sets[e]
+            sets[k] = z
+            loc[z] = k
+            sets[e] = y
+            loc[y] = e
+            size[j] -= 1
+            n += 1
+        else:
+            k += np.uint32(1)
+    return n
+
+
 # -- the kernel -------------------------------------------------------------------------
 #
 # The helpers are closures inside the kernel: numba inlines closures, whereas a
@@ -259,20 +329,6 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             k += one
         return n
 
-    def purify(j, c):
-        # an option gave secondary item j colour c, and close(j, True, c) took the options that give it another
-        # colour (or none) out of every other item: they leave j's set too, so that only options of colour c share it
-        n = 0
-        k = set_start[j]
-        while k < set_start[j] + U(size[j]):
-            y = sets[k]
-            if colour[y] != c:
-                remove(y, j)
-                n += 1
-            else:
-                k += one
-        return n
-
     def unlist(t):
         rlink[llink[t]] = rlink[t]
         llink[rlink[t]] = llink[t]
@@ -308,7 +364,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
                     if m < 0:
                         return -1
                     if c != 0:
-                        m += purify(t, c)
+                        m += purify(t, c, colour, size, sets, loc, set_start)
                     n += m
             z += one
         return n
@@ -354,8 +410,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         # a replayed prefix's level: the siblings its branch had tweaked out go, and MULTI places its option (the
         # state the splitter reached)
         save(2 * lv)
-        for q in range(force_ex_ptr[lv], force_ex_ptr[lv + 1]):
-            drop_option(force_ex[q])
+        take_out_all(force_ex, force_ex_ptr[lv], force_ex_ptr[lv + 1], opt_ptr, opt_items, size, sets, loc, set_start)
         branch[lv] = opt_items[opt_ptr[force_opt[lv]]]
         mode[lv] = REPLAYED
 
@@ -428,20 +483,14 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             cur[lv] = set_start[b]
             end[lv] = set_start[b] + U(size[b])
             if sample:
-                degree = size[b]
-                cur[lv] += U(np.random.randint(0, degree))
+                cur[lv] += U(random_branch(est, sprod, lv, size[b], False))
                 end[lv] = cur[lv] + one
-                est[1] += sprod[lv] * degree
-                sprod[lv + 1] = sprod[lv] * degree
             return TRY
         mode[lv] = TWEAKED
         if sample:
             # the k-th branch of an identical-piece item: the k-1 before it tweaked out
-            degree = size[b] - need + 1
-            for q in range(np.random.randint(0, degree)):
-                drop_option(node_opt[largest(b)])
-            est[1] += sprod[lv] * degree
-            sprod[lv + 1] = sprod[lv] * degree
+            r = random_branch(est, sprod, lv, size[b] - need + 1, False)
+            tweak_out(b, r, node_opt, opt_ptr, opt_items, size, sets, loc, set_start)
         return MULTI
 
     def extend(lv):
@@ -453,15 +502,10 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         save(2 * lv)
         mode[lv] = TWEAKED
         if sample:
-            degree = size[b] + 1
-            est[1] += sprod[lv] * degree
-            r = np.random.randint(0, degree)
-            if r == degree - 1:
-                est[2] += sprod[lv] * degree
+            r = random_branch(est, sprod, lv, size[b] + 1, True)
+            if r < 0:
                 return LEAVE
-            for q in range(r):
-                drop_option(node_opt[largest(b)])
-            sprod[lv + 1] = sprod[lv] * degree
+            tweak_out(b, r, node_opt, opt_ptr, opt_items, size, sets, loc, set_start)
         return MULTI
 
     level = state[S_LEVEL]
@@ -692,21 +736,13 @@ def node_filters(cons, level, remaining, matrix, sparse):
     ff_min = cfg[C_FIT_FILTER]
     fit_rounds = cfg[C_FIT_ROUNDS]
     updates = 0
-
-    def drop(m):
-        # take the m options in out[:m] out of play: each node past the end of its item's active segment
-        n = 0
-        for q in range(m):
-            n += take_out(out[q], opt_ptr, opt_items, size, sets, loc, set_start)
-        return n
-
     if pf_min > 0 and remaining >= pf_min:
         m = parity_filter_pass(matrix, sparse, cons, cons.par_d[level], cons.par_s[level])
-        updates += drop(m)
+        updates += take_out_all(out, 0, m, opt_ptr, opt_items, size, sets, loc, set_start)
         counters[K_PARITY_FILTER, remaining] += m
     if vf_min > 0 and remaining >= vf_min:
         m = volume_filter_pass(matrix, sparse, cons)
-        updates += drop(m)
+        updates += take_out_all(out, 0, m, opt_ptr, opt_items, size, sets, loc, set_start)
         counters[K_VOLUME_FILTER, remaining] += m
     if ff_min > 0 and remaining >= ff_min:
         r = 0
