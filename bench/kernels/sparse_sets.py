@@ -103,17 +103,15 @@ def take_out_all(options, start, stop, opt_ptr, opt_items, size, sets, loc, set_
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def random_branch(est, sprod, lv, degree, stop_last):
+def random_branch(est, sprod, lv, degree):
     """On a random path, which of level ``lv``'s ``degree`` branches to take: a uniform draw, weighted into the
-    estimate ``est`` (``sprod``: the product of the degrees above each level); -1 when ``stop_last`` and the draw is
-    the last branch (an extensible cover's, which stops at the cover)."""
+    estimate ``est`` (``sprod``: the product of the degrees above each level).
+
+    One signature for every call (``degree`` an int64): each other one would be a compile of its own.
+    """
     est[1] += sprod[lv] * degree
-    r = np.random.randint(0, degree)
-    if stop_last and r == degree - 1:
-        est[2] += sprod[lv] * degree
-        return -1
     sprod[lv + 1] = sprod[lv] * degree
-    return r
+    return np.random.randint(0, degree)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -483,13 +481,13 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             cur[lv] = set_start[b]
             end[lv] = set_start[b] + U(size[b])
             if sample:
-                cur[lv] += U(random_branch(est, sprod, lv, size[b], False))
+                cur[lv] += U(random_branch(est, sprod, lv, np.int64(size[b])))
                 end[lv] = cur[lv] + one
             return TRY
         mode[lv] = TWEAKED
         if sample:
             # the k-th branch of an identical-piece item: the k-1 before it tweaked out
-            r = random_branch(est, sprod, lv, size[b] - need + 1, False)
+            r = random_branch(est, sprod, lv, np.int64(size[b] - need + 1))
             tweak_out(b, r, node_opt, opt_ptr, opt_items, size, sets, loc, set_start)
         return MULTI
 
@@ -502,8 +500,10 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
         save(2 * lv)
         mode[lv] = TWEAKED
         if sample:
-            r = random_branch(est, sprod, lv, size[b] + 1, True)
-            if r < 0:
+            degree = np.int64(size[b] + 1)
+            r = random_branch(est, sprod, lv, degree)
+            if r == degree - 1:
+                est[2] += sprod[lv] * degree
                 return LEAVE
             tweak_out(b, r, node_opt, opt_ptr, opt_items, size, sets, loc, set_start)
         return MULTI
