@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+import types
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -324,13 +325,23 @@ class _Clock:
         return cls.now
 
 
+def _assert_stops_in_time(monkeypatch, search, fake_slice, limit):
+    """Run ``search`` with its kernel slices simulated by ``fake_slice`` on :class:`_Clock`: it must time out within
+    a tenth of ``limit`` or 50 ms past it."""
+    from bench.engines import search as search_module
+
+    search._slice = types.MethodType(fake_slice, search)
+    monkeypatch.setattr(search_module, "time", _Clock)
+    _Clock.now = 0.0
+    assert search.run() == Status.TIMEOUT
+    assert _Clock.now - limit <= max(0.1 * limit, 0.05), _Clock.now
+
+
 @pytest.mark.parametrize("limit", [0.045, 0.45, 0.55, 0.7, 1.9])
 def test_the_time_limit_holds_within_a_tenth_or_50_ms_when_hand_offs_end_slices_early(monkeypatch, limit):
     """FILA's pipeline: long branches (0.3 s of 1 us nodes) each behind a hand-off building its lists (2.5 ms, one
     node). A slice cut short by a branch's end or a hand-off must not count as a full one: the Tetris Cube's
     slices grew eightfold at every hand-off, to 0.2 s and more, and 0.45 s stopped at 0.96 s."""
-    import types
-
     from bench.engines import search as search_module
     from bench.kernels.codes import DONE, PAUSED
 
@@ -353,11 +364,7 @@ def test_the_time_limit_holds_within_a_tenth_or_50_ms_when_hand_offs_end_slices_
         _Clock.now += n * 1e-6
         return PAUSED
 
-    search._slice = types.MethodType(fake_slice, search)
-    monkeypatch.setattr(search_module, "time", _Clock)
-    _Clock.now = 0.0
-    assert search.run() == Status.TIMEOUT
-    assert _Clock.now - limit <= max(0.1 * limit, 0.05), _Clock.now
+    _assert_stops_in_time(monkeypatch, search, fake_slice, limit)
 
 
 def test_engines_that_cannot_be_interrupted_are_killed_at_the_limit_not_half_a_second_later(monkeypatch):
@@ -381,8 +388,6 @@ def test_the_time_limit_holds_when_dlx_nodes_cost_a_thousand_times_a_sub_searchs
     """DLX's 500 nodes of 1 ms (filters) down to each hand-off (its lists built in 2.5 ms), then FILA's branch of
     300,000 nodes of 1 us: the budget FILA's slices grew to (20,000 nodes) must never be DLX's, whose slice would
     then run on to the next hand-off (0.5 s); on a single budget --time-limit 0.9 stopped at 1.30 s."""
-    import types
-
     from bench.engines import search as search_module
     from bench.kernels.codes import DONE, PAUSED
 
@@ -406,8 +411,4 @@ def test_the_time_limit_holds_when_dlx_nodes_cost_a_thousand_times_a_sub_searchs
             self.sub, left["dlx"] = None, 500
         return PAUSED
 
-    search._slice = types.MethodType(fake_slice, search)
-    monkeypatch.setattr(search_module, "time", _Clock)
-    _Clock.now = 0.0
-    assert search.run() == Status.TIMEOUT
-    assert _Clock.now - limit <= max(0.1 * limit, 0.05), _Clock.now
+    _assert_stops_in_time(monkeypatch, search, fake_slice, limit)

@@ -241,16 +241,21 @@ def take_out(o, opt_ptr, opt_items, size, sets, loc, set_start):
     the kernel restores the level's set sizes.
     """
     for z in range(opt_ptr[o], opt_ptr[o + 1]):
-        t = opt_items[z]
-        p = loc[z]
-        e = set_start[t] + size[t] - 1
-        y = sets[e]
-        sets[p] = y
-        loc[y] = p
-        sets[e] = z
-        loc[z] = e
-        size[t] -= 1
+        swap_out(z, opt_items[z], size, sets, loc, set_start)
     return opt_ptr[o + 1] - opt_ptr[o]
+
+
+@njit(inline="always")
+def swap_out(z, t, size, sets, loc, set_start):
+    """Node ``z`` of item ``t`` out of play: swapped past the end of the item's active segment, which shrinks by one."""
+    p = loc[z]
+    e = set_start[t] + size[t] - 1
+    y = sets[e]
+    sets[p] = y
+    loc[y] = p
+    sets[e] = z
+    loc[z] = e
+    size[t] -= 1
 
 @njit(cache=True)
 def fit_filter_pass(matrix, sparse, cons):

@@ -61,7 +61,7 @@ from bench.kernels.codes import (DONE, EACH, ENTER, HANDOFF, LEAVE, MULTI, PAUSE
 from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
                                       C_VOLUME_BT, C_VOLUME_FILTER, K_FIT_FILTER, K_PARITY_BT, K_PARITY_FILTER,
                                       K_VOLUME_BT, K_VOLUME_FILTER, fit_filter_pass, parity_filter_pass,
-                                      take_out, volume_filter_pass, volume_violated)
+                                      swap_out, take_out, volume_filter_pass, volume_violated)
 from bench.kernels.heuristics import FIXED_ORDER, fixed_order_choice, fixed_order_step
 from bench.kernels.memo import CoverMemo
 
@@ -138,13 +138,7 @@ def purify(j, c, colour, size, sets, loc, set_start):
     while k < start + np.uint32(size[j]):
         y = sets[k]
         if colour[y] != c:
-            e = start + np.uint32(size[j]) - np.uint32(1)
-            z = sets[e]
-            sets[k] = z
-            loc[z] = k
-            sets[e] = y
-            loc[y] = e
-            size[j] -= 1
+            swap_out(y, j, size, sets, loc, set_start)
             n += 1
         else:
             k += np.uint32(1)
