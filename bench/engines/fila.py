@@ -37,7 +37,8 @@ from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
-from bench.kernels.fila_lists import Atlas, Handoff, Plan, build_atlas, build_handoff, make_plan, plan_atlas, words
+from bench.kernels.fila_lists import (Atlas, Handoff, InPlay, Plan, build_atlas, build_handoff, make_plan, plan_atlas,
+                                     words)
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
@@ -63,10 +64,10 @@ def handoff_lists(search: Search, plan: Plan, used: np.ndarray, atlas: Atlas | N
     rows = atlas.rows[used] if atlas is not None else None
     if rows is not None and np.any(rows < 0):
         atlas = rows = None
-    return build_handoff(
-        cover.n_cells, search.count, search.lo, search.hi, search.size, search.sets, search.set_start,
-        search.node_opt, cover.opt_ptr, cover.opt_items, plan.nb_ptr, plan.nb, plan.rank[used], plan.ordered[used],
-        plan.nof, plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
+    in_play = InPlay(cover.n_cells, search.count, search.size, search.sets, search.set_start, search.node_opt,
+                     cover.opt_ptr, cover.opt_items)
+    return build_handoff(in_play, search.lo, search.hi, plan.nb_ptr, plan.nb, plan.rank[used], plan.ordered[used],
+                         plan.nof, plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
 
 
 class FilaRun:

@@ -27,26 +27,39 @@ from bench.kernels.memo import CoverMemo
 
 # -- building a sub-puzzle ---------------------------------------------------------------------
 
+InPlay = namedtuple("InPlay", ["n_cells", "count", "size", "sets", "set_start", "node_opt", "opt_ptr", "opt_items"])
+"""The options still in play in a DLX state, as a hand-off reads them: the first ``n_cells`` items are cells, cell t
+open while ``count[t]`` is 0, its options in play the nodes ``sets[set_start[t] : set_start[t] + size[t]]`` (node z
+of option ``node_opt[z]``: :data:`~bench.kernels.sparse_sets.SparseSets`), option o covering the items
+``opt_items[opt_ptr[o] : opt_ptr[o + 1]]``, its shape last."""
+
+Numbering = namedtuple("Numbering", ["local_of", "shape_of", "n_local", "n_words"])
+"""A hand-off's own numbering (:func:`local_puzzle`): ``local_of`` and ``shape_of`` map the cover's items to local
+cells and shapes (-1: none); the ``n_local`` local cells are bits of ``n_words`` words."""
+
 
 @njit(cache=True)
-def active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items):
-    """The options still in play in a DLX state, in no particular order.
+def active_options(in_play):
+    """The options still in play (an :data:`InPlay`), in no particular order.
 
     Every option in play covers an open cell and is listed there; an option
     is taken from the list of its first cell, so each appears once.
     """
+    # read through the bundle: a step run once a hand-off, where narrow_lists's loops take its fields as locals
+    count = in_play.count
+    size = in_play.size
     n = 0
-    for t in range(n_cells):
+    for t in range(in_play.n_cells):
         if count[t] == 0:
             n += size[t]
     out = np.empty(n, dtype=np.int32)
     m = 0
-    for t in range(n_cells):
+    for t in range(in_play.n_cells):
         if count[t] == 0:
-            start = set_start[t]
+            start = in_play.set_start[t]
             for k in range(start, start + size[t]):
-                o = node_opt[sets[k]]
-                if opt_items[opt_ptr[o]] == t:
+                o = in_play.node_opt[in_play.sets[k]]
+                if in_play.opt_items[in_play.opt_ptr[o]] == t:
                     out[m] = o
                     m += 1
     return out[:m]
@@ -228,8 +241,7 @@ def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 @njit(cache=True)
-def narrow_lists(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items, local_of, shape_of, n_local,
-                 n_words, bit_of, lp_m, entry_m, ls_base_m, vmask_m, n_shapes_m, fam_rows):
+def narrow_lists(in_play, numbering, atlas, fam_rows):
     """:func:`build_lists`'s lists for a DLX state, narrowed from an :class:`Atlas`'s instead of built.
 
     The options still in play (``options``, ascending: :func:`active_options`
@@ -238,10 +250,29 @@ def narrow_lists(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_i
     every filled neighbour set and the open ones as z' says (the local
     numbering keeps the atlas's cell order, so the i-th open neighbour is the
     i-th either way), less the images no longer in play, in the same order.
-    So every array equals :func:`build_lists`'s for the same state.  Returns
+    So every array equals :func:`build_lists`'s for the same state.  Row f of
+    ``fam_rows`` is the atlas's row of the hand-off's family f.  Returns
     ``options, lp, lay, entry_img, nonempty, ls_base, vmask, n_entries``:
     ``lay`` and ``entry_img`` hold ``n_entries`` rows (sized for the atlas's).
     """
+    n_cells = in_play.n_cells
+    count = in_play.count
+    size = in_play.size
+    sets = in_play.sets
+    set_start = in_play.set_start
+    node_opt = in_play.node_opt
+    opt_ptr = in_play.opt_ptr
+    opt_items = in_play.opt_items
+    local_of = numbering.local_of
+    shape_of = numbering.shape_of
+    n_local = numbering.n_local
+    n_words = numbering.n_words
+    bit_of = atlas.bit_of
+    lp_m = atlas.lp
+    entry_m = atlas.entry_opt
+    ls_base_m = atlas.ls_base
+    vmask_m = atlas.vmask
+    n_shapes_m = atlas.n_shapes
     n_opt = opt_ptr.shape[0] - 1
     img_of = np.empty(n_opt, dtype=np.int32)
     for o in range(n_opt):
@@ -361,9 +392,9 @@ Handoff = namedtuple("Handoff", [
 """What :func:`build_handoff` returns, by name."""
 
 
-def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_ptr, opt_items, nb_ptr_g, nb_g,
-                  rank_g, ordered, nof, box_of, scan_cells, n_box, atlas=None, fam_rows=None) -> Handoff:
-    """Everything FILA needs for the branch a DLX state describes.
+def build_handoff(in_play: InPlay, lo, hi, nb_ptr_g, nb_g, rank_g, ordered, nof, box_of, scan_cells, n_box,
+                  atlas=None, fam_rows=None) -> Handoff:
+    """Everything FILA needs for the branch the DLX state ``in_play`` describes.
 
     The sub-puzzle (:func:`local_puzzle`), the options still in play as its
     images (:func:`active_options`, :func:`sub_images`), their list sets
@@ -378,18 +409,18 @@ def build_handoff(n_cells, count, lo, hi, size, sets, set_start, node_opt, opt_p
     (:func:`narrow_lists`) instead: the same arrays, without building them.
     """
     (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
-     full) = local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
+     full) = local_puzzle(in_play.n_cells, in_play.count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
     # each family's scan: its cells by rank, ties in cell order
     order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
     if atlas is not None:
         options, lp, lay, entry_img, nonempty, ls_base, vmask, n = narrow_lists(
-            n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items, local_of, shape_of, n_local, n_words,
-            atlas.bit_of, atlas.lp, atlas.entry_opt, atlas.ls_base, atlas.vmask, atlas.n_shapes, fam_rows)
+            in_play, Numbering(local_of, shape_of, n_local, n_words), atlas, fam_rows)
         lay, entry_img = lay[:n], entry_img[:n]
     else:
         # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
-        options = np.sort(active_options(n_cells, count, size, sets, set_start, node_opt, opt_ptr, opt_items))
-        img_ptr, img_cells, img_shape, img_lay = sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words)
+        options = np.sort(active_options(in_play))
+        img_ptr, img_cells, img_shape, img_lay = sub_images(options, in_play.opt_ptr, in_play.opt_items, local_of,
+                                                            shape_of, n_words)
         lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
                                                                      len(left), fam_rank, ordered, nb_ptr, nb, nof)
     right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)
