@@ -214,9 +214,9 @@ def host_walk(cover) -> tuple[int, int, np.ndarray]:
     search.threads = 1
     subs = search._first_split()
     empty = np.zeros((0, tables.width), dtype=np.int32)
-    n, _, _ = k.expand(subs, tables.width, empty, *tables.host_args())
+    n, _, _ = k.expand(subs, tables.width, empty, tables.board())
     rows = np.zeros((n, tables.width), dtype=np.int32)
-    _, nodes, _ = k.expand(subs, tables.width, rows, *tables.host_args())
+    _, nodes, _ = k.expand(subs, tables.width, rows, tables.board())
     # every full board is a node of its own, which the walk leaves to its row
     return n, search.out.nodes + nodes + n, rows
 

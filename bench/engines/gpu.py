@@ -78,10 +78,10 @@ class Tables:
     width: int
     order: int
 
-    def host_args(self) -> tuple:
-        """The arrays the split takes after its own, in :func:`~bench.kernels.gpu.expand`'s order."""
-        return (self.pm0, self.pm1, self.pshape, self.gstart, self.gend, self.hi, self.slack, self.short0,
-                self.avail0, self.full0, self.full1, self.two)
+    def board(self) -> kernel.Board:
+        """What the host's search reads of the tables: its :data:`~bench.kernels.gpu.Board`."""
+        return kernel.Board(self.pm0, self.pm1, self.pshape, self.gstart, self.gend, self.hi, self.slack, self.short0,
+                            self.avail0, self.full0, self.full1, self.two)
 
 
 def _words(bits: np.ndarray, word: int) -> np.ndarray:
@@ -327,11 +327,12 @@ class GpuSearch:
         """
         k, t, most = self.kernel, self.tables, self.most
         start = time.perf_counter()
+        board = t.board()
         room = min(max(guess, 1), most)
         while True:
             # zeros: untouched pages of a generous guess cost no memory
             children = np.zeros((room, t.width), dtype=np.int32)
-            rows, nodes, attempts = k.expand(parents, steps, children, *t.host_args())
+            rows, nodes, attempts = k.expand(parents, steps, children, board)
             if rows <= room or rows > most:
                 break
             room = rows
@@ -357,10 +358,10 @@ class GpuSearch:
         single = np.flatnonzero((t.hi == 1) & (t.slack == 0))
         placements = {-1: np.zeros(0, dtype=np.int64)}
         placements.update({int(s): np.flatnonzero(t.pshape == np.uint64(s)) for s in single})
+        board = t.board()
         # one estimate per core at a time: the kernel releases the GIL, and seeds its own thread's generator
         with ThreadPoolExecutor(min(len(placements), os.cpu_count() or 1)) as pool:
-            found = pool.map(lambda roots: k.sample_levels(tuning.trials, tuning.seed, roots, t.pm0, t.pm1, t.pshape,
-                                                           t.gstart, t.gend, t.hi, t.full0, t.full1, t.two),
+            found = pool.map(lambda roots: k.sample_levels(tuning.trials, tuning.seed, roots, board),
                              placements.values())
             estimates = dict(zip(placements, found))
         first = min(estimates, key=lambda f: (estimates[f].sum(), f))
@@ -608,10 +609,9 @@ def warm_host() -> float:
 
         cover = Cover.from_options([[0, 1, 2]], [1, 1, 1], n_cells=2)
         t = build_tables(cover)
-        k.sample_levels(1, 1, np.zeros(0, dtype=np.int64), t.pm0, t.pm1, t.pshape, t.gstart, t.gend, t.hi, t.full0,
-                        t.full1, t.two)
+        k.sample_levels(1, 1, np.zeros(0, dtype=np.int64), t.board())
         root = np.zeros((1, 0), dtype=np.int32)
-        k.expand(root, 1, np.zeros((0, 1), dtype=np.int32), *t.host_args())
+        k.expand(root, 1, np.zeros((0, 1), dtype=np.int32), t.board())
         rows = np.zeros((1, t.width), dtype=np.int32)
         k.classify_rows(rows, np.ones(1, dtype=np.int32), cover.opt_ptr, cover.opt_items, cover.n_cells,
                         cover.symmetry.cell_inv, cover.symmetry.opt_map, cover.symmetry.opt_gmask)

@@ -24,9 +24,10 @@ images) first makes 2,091,216 nodes (FILA's own tree, which DLX starts with
 the X), filling from the corner 17,641,623.
 
 **One search, three targets.**  :func:`_advance` runs the depth-first
-search from its saved state until an event (a cover, a node at the split
-depth, a spent node budget, the end) with an explicit stack: ``cur[d]`` is
-the placement tried at depth ``d``, ``end[d]`` the end of its run.  The
+search from its saved state (a :data:`Walk`) over the puzzle's arrays (a
+:data:`Board`) until an event (a cover, a node at the split depth, a spent
+node budget, the end) with an explicit stack: ``cur[d]`` is the placement
+tried at depth ``d``, ``end[d]`` the end of its run.  The
 same Python function is compiled by numba for the host (the split, with
 :func:`expand`) and by numba-cuda for the device
 (:func:`bench.kernels.gpu_device.search_kernel`), where only the count of
@@ -76,6 +77,8 @@ A buffer too small for a launch is noticed from ``counts[C_STORED]`` (or
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from bench.kernels.canonical import classify_cover
@@ -106,6 +109,20 @@ N_COUNTS = 9
 
 ctz64 = lazy("bench.kernels.bitfield_overloads", "_ctz")
 
+# -- argument bundles: built once by the caller, the host's split or each device thread ------------
+
+Board = namedtuple("Board", ["pm0", "pm1", "pshape", "gstart", "gend", "hi", "slack", "short0", "avail0", "full0",
+                             "full1", "two"])
+"""The puzzle as every walk reads it, never written: each placement's mask words (``pm0``, ``pm1``) and shape
+(``pshape``), the run ``gstart[b]:gend[b]`` of placements whose lowest bit is b; per shape its pieces (``hi``) and
+spare ones (``slack``); the pieces owed to the lower bounds (``short0``) and the shapes with pieces (``avail0``) at
+the root, the board's bits (``full0``, ``full1``) and whether it has a second word (``two``)."""
+
+Walk = namedtuple("Walk", ["bits", "st", "cur", "end", "rem"])
+"""Where a walk is, kept between calls of :func:`_advance`: the occupancy and the shapes with pieces left
+(``bits``, ``B_*`` slots), its phase, depth, pieces owed and counts (``st``, ``T_*`` slots), the placement tried at
+each depth and the end of its run (``cur``, ``end``), and the pieces left of each shape (``rem``)."""
+
 
 # -- the search, for host and device ---------------------------------------------------------------
 
@@ -125,38 +142,42 @@ def _place(k, occ0, occ1, avail, short, rem, pm0, pm1, pshape, slack, two):
     return occ0, occ1, avail, short
 
 
-def _enter(subs, starts, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi, slack, short0, avail0, full0, full1,
-           two):
-    """Set the walk's state to sub-problem ``i``; returns how many placements its row holds.
+def _enter(subs, starts, i, walk, board):
+    """Set the :data:`Walk` to sub-problem ``i`` of the :data:`Board`; returns how many placements its row holds.
 
     Row ``subs[i]`` holds the placements from the root, -1 padded.  With
     ``starts[i] < 0`` the walk starts at that node, counting it; otherwise
     the node was counted where an earlier walk was cut, and the walk tries
     its lowest open cell's placements from ``starts[i]`` on.
     """
+    # read through the bundles: once a sub-problem, where _advance's loop takes their fields as locals
+    rem = walk.rem
+    st = walk.st
+    hi = board.hi
     for s in range(hi.shape[0]):
         rem[s] = hi[s]
-    occ0 = ~full0
-    occ1 = ~full1
-    avail = avail0
-    short = short0
+    occ0 = ~board.full0
+    occ1 = ~board.full1
+    avail = board.avail0
+    short = board.short0
     base = 0
     for t in range(subs.shape[1]):
         k = subs[i, t]
         if k < 0:
             break
-        occ0, occ1, avail, short = place(k, occ0, occ1, avail, short, rem, pm0, pm1, pshape, slack, two)
+        occ0, occ1, avail, short = place(k, occ0, occ1, avail, short, rem, board.pm0, board.pm1, board.pshape,
+                                         board.slack, board.two)
         base += 1
-    bits[B_OCC0] = occ0
-    bits[B_OCC1] = occ1
-    bits[B_AVAIL] = avail
+    walk.bits[B_OCC0] = occ0
+    walk.bits[B_OCC1] = occ1
+    walk.bits[B_AVAIL] = avail
     st[T_PHASE] = FORWARD
     start = starts[i]
     if start >= 0:
         free = ~occ0
         b = np.uint64(ctz64(free)) if free != np.uint64(0) else np.uint64(64 + ctz64(~occ1))
-        cur[0] = start
-        end[0] = gend[b]
+        walk.cur[0] = start
+        walk.end[0] = board.gend[b]
         st[T_PHASE] = SCAN
     st[T_DEPTH] = 0
     st[T_SHORT] = short
@@ -165,8 +186,8 @@ def _enter(subs, starts, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi,
     return base
 
 
-def _advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, stop_depth, budget):
-    """Walk on from the saved state until an event; returns DONE, COVER, FRONTIER or BUDGET.
+def _advance(walk, board, stop_depth, budget):
+    """Walk on from the saved :data:`Walk` over the :data:`Board` to an event: DONE, COVER, FRONTIER or BUDGET.
 
     ``stop_depth >= 0`` (the split): a node that deep, or with a full
     board, is a FRONTIER, not counted, and not entered.  Otherwise a node
@@ -176,6 +197,18 @@ def _advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two
     and the next call resumes the walk.  ``two``: the board has a second
     word (``pm1``, ``bits[B_OCC1]``).
     """
+    bits = walk.bits
+    st = walk.st
+    cur = walk.cur
+    end = walk.end
+    rem = walk.rem
+    pm0 = board.pm0
+    pm1 = board.pm1
+    pshape = board.pshape
+    gstart = board.gstart
+    gend = board.gend
+    slack = board.slack
+    two = board.two
     zero = np.uint64(0)
     one = np.uint64(1)
     # unsigned depths and indices spare numba's correction of negative indices at every access
@@ -271,8 +304,8 @@ advance = njit(cache=True)(_advance)
 
 
 @njit(cache=True)
-def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, short0, avail0, full0, full1, two):
-    """The sub-problems ``steps`` levels below each row of ``parents`` (see the module docstring).
+def expand(parents, steps, children, board):
+    """The sub-problems ``steps`` levels below each row of ``parents`` on the :data:`Board` (see the module docstring).
 
     Returns ``(rows, nodes, attempts)``: how many rows there are (the
     first ``len(children)`` of them written to ``children``, whose rows
@@ -283,16 +316,16 @@ def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, 
     st = np.zeros(N_STATE, dtype=np.int64)
     cur = np.zeros(MAX_DEPTH, dtype=np.int32)
     end = np.zeros(MAX_DEPTH, dtype=np.int32)
-    rem = np.zeros(max(hi.shape[0], 1), dtype=np.int32)
+    rem = np.zeros(max(board.hi.shape[0], 1), dtype=np.int32)
+    walk = Walk(bits, st, cur, end, rem)
     fresh = np.full(parents.shape[0], -1, dtype=np.int32)
     room = children.shape[0]
     rows = 0
     nodes = 0
     attempts = 0
     for i in range(parents.shape[0]):
-        base = enter(parents, fresh, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi, slack, short0, avail0,
-                     full0, full1, two)
-        while advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, steps, NEVER) != DONE:
+        base = enter(parents, fresh, i, walk, board)
+        while advance(walk, board, steps, NEVER) != DONE:
             if rows < room:
                 d = st[T_DEPTH]
                 for t in range(base):
@@ -308,14 +341,24 @@ def expand(parents, steps, children, pm0, pm1, pshape, gstart, gend, hi, slack, 
 
 
 @njit(cache=True, nogil=True)
-def sample_levels(trials, seed, roots, pm0, pm1, pshape, gstart, gend, hi, full0, full1, two):
-    """Knuth's estimate of the nodes at each depth, from ``trials`` random paths (generator seeded with ``seed``).
+def sample_levels(trials, seed, roots, board):
+    """Knuth's estimate of the nodes at each depth of the :data:`Board`'s tree, from ``trials`` random paths
+    (generator seeded with ``seed``).
 
     Entry ``d`` of the result estimates the nodes ``d`` placements deep (a
     full board included, whatever it owes to lower bounds).  The root
     places one of the placements ``roots`` when there are any; every other
     node fills the lowest open cell.
     """
+    pm0 = board.pm0
+    pm1 = board.pm1
+    pshape = board.pshape
+    gstart = board.gstart
+    gend = board.gend
+    hi = board.hi
+    full0 = board.full0
+    full1 = board.full1
+    two = board.two
     np.random.seed(seed)
     one = np.uint64(1)
     zero = np.uint64(0)

@@ -16,7 +16,7 @@ from numba import cuda, types
 
 from bench.kernels.gpu import (BUDGET, C_ATTEMPTS, C_COVERS, C_CUT, C_MAX_NODES, C_MORE, C_NEXT, C_NODES, C_STORED,
                                C_TRIVIAL, COVER, MAX_DEPTH, MAX_SHAPES, N_BITS, N_STATE, T_ATTEMPTS, T_DEPTH, T_NODES,
-                               _advance, _enter, _place)
+                               Board, Walk, _advance, _enter, _place)
 
 
 def _retarget(function, **names):
@@ -50,11 +50,12 @@ def search_kernel(subs, starts, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, 
     of ``more`` (``more_starts`` as ``starts``), in search order: the node
     it stopped at, then the rest of each level from the deepest up.
     """
-    bits = cuda.local.array(N_BITS, types.uint64)
     st = cuda.local.array(N_STATE, types.int64)
     cur = cuda.local.array(MAX_DEPTH, types.int32)
     end = cuda.local.array(MAX_DEPTH, types.int32)
-    rem = cuda.local.array(MAX_SHAPES, types.int32)
+    # once per thread: the bundles only name the arrays and scalars, and the kernel's PTX is the same as with them loose
+    walk = Walk(cuda.local.array(N_BITS, types.uint64), st, cur, end, cuda.local.array(MAX_SHAPES, types.int32))
+    board = Board(pm0, pm1, pshape, gstart, gend, hi, slack, short0, avail0, full0, full1, two)
     one = np.uint64(1)
     cap = sol_buf.shape[0]
     room = more.shape[0]
@@ -68,9 +69,8 @@ def search_kernel(subs, starts, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, 
         i = cuda.atomic.add(counts, C_NEXT, 1)
         if i >= n_subs:
             break
-        base = device_enter(subs, starts, i, bits, st, cur, end, rem, pm0, pm1, pshape, gend, hi, slack, short0,
-                            avail0, full0, full1, two)
-        event = device_advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, -1, budget)
+        base = device_enter(subs, starts, i, walk, board)
+        event = device_advance(walk, board, -1, budget)
         while event == COVER:
             d = st[T_DEPTH]
             mask = ~np.uint64(0)
@@ -90,7 +90,7 @@ def search_kernel(subs, starts, n_subs, pm0, pm1, pshape, pgmask, popt, gstart, 
                         sol_buf[slot, base + t] = popt[cur[t]]
                     sol_len[slot] = base + d
                     sol_sub[slot] = i
-            event = device_advance(bits, st, cur, end, rem, pm0, pm1, pshape, gstart, gend, slack, two, -1, budget)
+            event = device_advance(walk, board, -1, budget)
         if event == BUDGET:
             d = st[T_DEPTH]
             n = 1
