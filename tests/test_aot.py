@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import os
 import subprocess
 import sys
 from collections import namedtuple
+from pathlib import Path
 
 import numpy as np
 import pytest
+
+import bench.kernels
+import bench.models
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -44,6 +50,25 @@ def test_descriptions_are_numbas_own_types_of_the_arguments():
     for _, args in seen.calls:
         for arg in args:
             assert aot.numba_type(aot.describe(arg)) == numba.typeof(arg)
+
+
+MOST_PARAMETERS = 12
+"""The most parameters a kernel takes: wider groups travel as named bundles (:mod:`bench.kernels.codes`)."""
+
+
+def test_no_kernel_takes_more_than_a_dozen_parameters():
+    # every module that defines kernels registers them on import; one not imported would escape the check
+    for package in (bench.kernels, bench.models):
+        for path in sorted(Path(package.__path__[0]).glob("*.py")):
+            if "from bench.toolchain.registry import" in path.read_text():
+                importlib.import_module(f"{package.__name__}.{path.stem}")
+    registered = kernels.kernels()
+    assert {"bench.kernels.sparse_sets.dlx_search", "bench.kernels.gpu.expand",
+            "bench.models.filters._fit_pass"} <= set(registered)
+    wide = {name: len(inspect.signature(kernel.py_func).parameters) for name, kernel in registered.items()}
+    wide = {name: n for name, n in wide.items() if n > MOST_PARAMETERS}
+    assert not wide, f"kernels with more than {MOST_PARAMETERS} parameters: " + ", ".join(
+        f"{name} ({n})" for name, n in sorted(wide.items()))
 
 
 @given(st.sampled_from(DTYPES), st.integers(1, 3), st.booleans(), st.booleans())
