@@ -65,6 +65,7 @@ from bench.system.files import MAX_INPUT_BYTES  # noqa: E402
 from bench.models.definition import parse_text  # noqa: E402
 from bench.models.diagnose import unsolvable_reasons  # noqa: E402
 from bench.models.puzzle import Puzzle  # noqa: E402
+from bench.toolchain import warmup  # noqa: E402
 from bench.session.prepare import Request, prepare  # noqa: E402
 
 HANG_SECONDS = 10.0
@@ -330,7 +331,10 @@ def campaign(mutations: int, rewrites: int, seed: int = 1) -> Figures:
     sources = [(p, p.read_text()) for p in SOURCES if p.stat().st_size < 4000]
     figures = Figures()
     engine = get_engine("dlx")
+    # every kernel a case may reach is built before the first alarm: a cold build (the constrained search's library
+    # takes about 17 s of CPU) under a case's alarm on a loaded machine reads as a hang
     engine.warm_up()
+    warmup.ensure(["sets+constraints", "filters"])
     start = time.perf_counter()
     tracing = tracemalloc.is_tracing()
     if not tracing:
