@@ -25,6 +25,7 @@ from bench.models.puzzle import Puzzle, load
 from bench.parallel.runner import ParallelOptions
 from bench.session.prepare import Request
 from bench.session.session import Session
+from bench.system import signals
 
 
 @dataclass(frozen=True)
@@ -115,7 +116,8 @@ def solve(puzzle, engine: str = "fila", *, redundancy: bool | str | None = None,
                     keep_solutions=keep_solutions)
     session = _session(engine, redundancy, settings, limits, workers)
     prepared = session.prepare(puzzle)
-    result = session.solve_prepared(prepared)
+    with signals.scope():
+        result = session.solve_prepared(prepared)
     result.solutions = [solution(prepared.cover, options) for options in result.solutions[:keep_solutions]]
     return result
 
@@ -139,8 +141,9 @@ def solutions(puzzle, engine: str = "dlx", *, redundancy: bool | str | None = No
     limits = Limits(max_solutions=max_solutions, time_limit=time_limit)
     session = _session(engine, redundancy, settings, limits, 1, auto=False)
     prepared = session.prepare(puzzle)
-    for options in session.solutions(prepared):
-        yield solution(prepared.cover, options)
+    with signals.scope():
+        for options in session.solutions(prepared):
+            yield solution(prepared.cover, options)
 
 
 def solution(cover, options) -> Solution:

@@ -412,3 +412,19 @@ def test_the_time_limit_holds_when_dlx_nodes_cost_a_thousand_times_a_sub_searchs
         return PAUSED
 
     _assert_stops_in_time(monkeypatch, search, fake_slice, limit)
+
+
+def test_a_stop_that_ended_one_solve_does_not_end_the_next_one_in_the_same_process():
+    # a command stopped by a signal (the command line's handlers installed), then a Ctrl-C the Python API noted:
+    # each once left its request behind, and every later solve of the process came back interrupted
+    with signals.handled(), signals.polled():
+        os.kill(os.getpid(), signal.SIGINT)
+        assert signals.stop_requested() == signal.SIGINT
+    assert signals.stop_requested() is None
+    with signals.scope():
+        signals.note_interrupt()
+        assert signals.stop_requested() == signal.SIGINT
+    assert signals.stop_requested() is None
+    for engine in ("dlx", "fila"):
+        result = bench.solve(DEFS / "pentominoes_10x6.txt", engine=engine, workers=1)
+        assert (result.status, result.unique, result.total) == (Status.SOLVED, 2339, 9356), engine

@@ -62,25 +62,42 @@ def _on_trace(signum, frame) -> None:
 
 @contextlib.contextmanager
 def handled():
-    """Install the handlers of this module for the duration of a command, then restore the previous ones.
+    """Install the handlers of this module for the duration of a command, then restore the previous ones; the
+    command's requests are its own (:func:`scope`).
 
     Outside the main thread (where Python allows no handler) this does nothing.
     """
-    global _requests
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    _requests = _Requests()
     wanted = {s: _on_stop for s in STOP_SIGNALS}
     if STATUS_SIGNAL is not None:
         wanted[STATUS_SIGNAL] = _on_status
         wanted[TRACE_SIGNAL] = _on_trace
-    previous = {s: signal.signal(s, handler) for s, handler in wanted.items()}
+    with scope():
+        previous = {s: signal.signal(s, handler) for s, handler in wanted.items()}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def scope():
+    """Requests of one command or one call of the Python API: none on entry, and none of them left after it.
+
+    A stop that ended one solve must not end the next one the same process
+    starts (a notebook's second ``bench.solve`` after a Ctrl-C, a test after
+    one that interrupts its search): without a scope each of them would
+    find the old request and stop after its first slice.
+    """
+    global _requests
+    previous, _requests = _requests, _Requests()
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        _requests = previous
 
 
 @contextlib.contextmanager
