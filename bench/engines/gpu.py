@@ -264,6 +264,11 @@ class Outcome:
     kept: list = field(default_factory=list)
 
 
+def rows_of(rows) -> int:
+    """How many rows a device (or host) array holds; 0 for None."""
+    return 0 if rows is None else rows.shape[0]
+
+
 class GpuSearch:
     """One solve on the device: the split, the launches, the covers, the limits (see the module docstring)."""
 
@@ -395,15 +400,42 @@ class GpuSearch:
 
     # -- launches
 
-    def _run(self, subs: np.ndarray, starts: np.ndarray, n: int, grid: tuple, timed: bool = True) -> tuple:
-        """One launch over ``subs[:n]`` with the buffers as they are; returns the host copies it needs.
+    def _upload(self, rows: np.ndarray) -> tuple:
+        """The split's rows on the device, with their starts (-1: each row's node is searched whole); None if none."""
+        if not len(rows):
+            return None, None
+        cuda = self.device.cuda
+        start = time.perf_counter()
+        uploaded = cuda.to_device(rows), cuda.to_device(np.full(len(rows), -1, dtype=np.int32))
+        self.timings["copy"] += time.perf_counter() - start
+        return uploaded
 
-        ``timed``: its copies and kernel count in the copy and kernel seconds
-        (not the launch that compiles the kernel).
+    def _join(self, first, second):
+        """The device rows ``first`` then ``second`` (None: no rows) as one device array, None if both are none."""
+        if rows_of(first) == 0:
+            return second
+        if rows_of(second) == 0:
+            return first
+        start = time.perf_counter()
+        n = first.shape[0]
+        joined = self.device.cuda.device_array((n + second.shape[0],) + tuple(first.shape[1:]), dtype=first.dtype)
+        joined[:n].copy_to_device(first)
+        joined[n:].copy_to_device(second)
+        self.timings["copy"] += time.perf_counter() - start
+        return joined
+
+    def _run(self, subs, starts, n: int, grid: tuple, timed: bool = True) -> tuple:
+        """One launch over ``subs[:n]`` with the buffers as they are; returns its counts, the rows it leaves (on the
+        device, None for none) and the host copies of the covers it stored.
+
+        ``subs`` and ``starts`` are on the device, or host arrays copied
+        there first.  ``timed``: its copies and kernel count in the copy
+        and kernel seconds (not the launch that compiles the kernel).
         """
         cuda, k, t = self.device.cuda, self.kernel, self.tables
         start = time.perf_counter()
-        d_subs, d_starts = cuda.to_device(subs), cuda.to_device(starts)
+        if isinstance(subs, np.ndarray):
+            subs, starts = cuda.to_device(subs), cuda.to_device(starts)
         counts = cuda.to_device(np.zeros(k.N_COUNTS, dtype=np.int64))
         more = cuda.device_array((self.more, t.width), dtype=np.int32)
         more_starts = cuda.device_array(self.more, dtype=np.int32)
@@ -411,15 +443,15 @@ class GpuSearch:
         sol_len = cuda.device_array(self.rows, dtype=np.int32)
         sol_sub = cuda.device_array(self.rows, dtype=np.int32)
         copied = time.perf_counter()
-        self.device.search_kernel[grid](*self.arguments(d_subs, d_starts, n, counts, more, more_starts, sol_buf, sol_len,
-                                              sol_sub))
+        self.device.search_kernel[grid](*self.arguments(subs, starts, n, counts, more, more_starts, sol_buf, sol_len,
+                                                        sol_sub))
         cuda.synchronize()
         ran = time.perf_counter()
         host = counts.copy_to_host()
         stored = int(min(host[k.C_STORED], self.rows))
         continued = int(min(host[k.C_MORE], self.more))
-        out = (host, more[:continued].copy_to_host() if continued else np.zeros((0, t.width), dtype=np.int32),
-               more_starts[:continued].copy_to_host() if continued else np.zeros(0, dtype=np.int32),
+        # the rows left stay on the device for the next launch: only counts and covers cross the bus
+        out = (host, more[:continued] if continued else None, more_starts[:continued] if continued else None,
                sol_buf[:stored].copy_to_host() if stored else np.zeros((0, t.width), dtype=np.int32),
                sol_len[:stored].copy_to_host() if stored else np.zeros(0, dtype=np.int32),
                sol_sub[:stored].copy_to_host() if stored else np.zeros(0, dtype=np.int32))
@@ -435,8 +467,9 @@ class GpuSearch:
                 d["hi"], d["slack"], t.short0, t.avail0, t.full0, t.full1, t.two, self.budget, self.store_all, counts,
                 more, more_starts, sol_buf, sol_len, sol_sub)
 
-    def _launch(self, subs: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Search ``subs`` on the device and count what they hold; returns the rows (and starts) left to search.
+    def _launch(self, subs, starts) -> tuple:
+        """Search ``subs`` (device rows) and count what they hold; returns the rows (and starts) left to search, on
+        the device (None for none).
 
         A launch whose covers or continued rows overflow their buffers runs
         again with larger ones; past ``max_rows`` covers it runs in halves
@@ -444,10 +477,11 @@ class GpuSearch:
         """
         k, tuning = self.kernel, self.tuning
         # room for a few rows a sub-problem: a walk cut at depth d leaves at most d + 1
-        self.more = max(self.more, 4 * len(subs))
+        n = subs.shape[0]
+        self.more = max(self.more, 4 * n)
         while True:
             start = time.perf_counter()
-            counts, more, more_starts, rows, lengths, origin = self._run(subs, starts, len(subs), self.grid)
+            counts, more, more_starts, rows, lengths, origin = self._run(subs, starts, n, self.grid)
             elapsed = time.perf_counter() - start
             self.gpu["launches"] += 1
             wanted, continued = int(counts[k.C_STORED]), int(counts[k.C_MORE])
@@ -457,10 +491,10 @@ class GpuSearch:
             if continued > self.more:
                 self.more = continued + continued // 4
             if wanted > tuning.max_rows:
-                half = len(subs) // 2
+                half = n // 2
                 first = self._launch(subs[:half], starts[:half])
                 second = self._launch(subs[half:], starts[half:])
-                return np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
+                return self._join(first[0], second[0]), self._join(first[1], second[1])
             if wanted > self.rows:
                 self.rows = min(max(wanted + wanted // 4, 2 * self.rows), tuning.max_rows)
         self.out.nodes += int(counts[k.C_NODES])
@@ -470,7 +504,7 @@ class GpuSearch:
         self.gpu["max_subproblem_nodes"] = max(self.gpu["max_subproblem_nodes"], int(counts[k.C_MAX_NODES]))
         self._count(int(counts[k.C_COVERS]), int(counts[k.C_TRIVIAL]), rows, lengths, origin)
         # launches of about launch_seconds: at most 8 times the last, at least one sub-problem per thread
-        per = elapsed / max(len(subs), 1)
+        per = elapsed / max(n, 1)
         self.batch = int(min(max(tuning.launch_seconds / max(per, 1e-9), self.threads), 8 * max(self.batch, 1),
                              tuning.max_rows))
         return more, more_starts
@@ -544,26 +578,28 @@ class GpuSearch:
             with signals.polled():
                 self._device()
                 start = time.perf_counter()
-                split = self._first_split()
-                pos = 0
-                carry = np.zeros((0, self.tables.width), dtype=np.int32)
-                carry_starts = np.zeros(0, dtype=np.int32)
-                while pos < len(split) or len(carry):
-                    subs, starts = carry[: self.batch], carry_starts[: self.batch]
-                    carry, carry_starts = carry[self.batch:], carry_starts[self.batch:]
-                    if mix or not len(subs):
-                        fresh = split[pos: pos + self.batch - len(subs)]
-                        pos += len(fresh)
-                        subs = np.concatenate([subs, fresh])
-                        starts = np.concatenate([starts, np.full(len(fresh), -1, dtype=np.int32)])
+                split, split_starts = self._upload(self._first_split())
+                pos, n_split = 0, rows_of(split)
+                # the rows walks left, on the device: each launch takes its batch from them and puts back its own
+                carry = carry_starts = None
+                while pos < n_split or rows_of(carry):
+                    take = min(rows_of(carry), self.batch)
+                    subs, starts = (carry[:take], carry_starts[:take]) if take else (None, None)
+                    carry, carry_starts = (carry[take:], carry_starts[take:]) if take < rows_of(carry) else (None, None)
+                    if mix or not take:
+                        fresh = max(min(n_split - pos, self.batch - take), 0)
+                        if fresh:
+                            subs = self._join(subs, split[pos: pos + fresh])
+                            starts = self._join(starts, split_starts[pos: pos + fresh])
+                            pos += fresh
                     more, more_starts = self._launch(subs, starts)
-                    carry, carry_starts = np.concatenate([carry, more]), np.concatenate([carry_starts, more_starts])
+                    carry, carry_starts = self._join(carry, more), self._join(carry_starts, more_starts)
                     self.state[S_NODES] = self.out.nodes
                     self.state[S_COVERS] = self.out.covers + sum(len(r) for r, _, _ in self.pool)
-                    if limits.max_solutions is not None and not len(carry) and \
+                    if limits.max_solutions is not None and not rows_of(carry) and \
                             self.state[S_COVERS] >= limits.max_solutions:
                         status = Status.LIMIT
-                    elif pos >= len(split) and not len(carry):
+                    elif pos >= n_split and not rows_of(carry):
                         break
                     elif signals.stop_requested() is not None:
                         status = Status.INTERRUPTED

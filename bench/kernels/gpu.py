@@ -55,9 +55,10 @@ local memory, for at most the launch's node budget.  A walk that reaches
 the budget stops before its next node and writes what it has not searched
 as new rows (``more``): that node, then for each level from the deepest up
 the placements after the one it had tried (a row whose ``starts`` entry
-says where its first level resumes; its node was counted already).  The
-host puts them into the next launch, before the split's next
-sub-problems, so no thread holds a launch up for long and a deep subtree is
+says where its first level resumes; its node was counted already).  They
+stay on the device: the next launch takes them, before the split's next
+sub-problems (uploaded once), and only a launch's counters and the covers
+it stored cross the bus, so no thread holds a launch up for long and a deep subtree is
 cut into pieces that other threads take: the first launch, a quarter of the
 threads busy, multiplies the rows for the next, and nothing is searched
 twice.
