@@ -124,8 +124,9 @@ def test_counts_match_the_oracle_and_dlx(gpu, source, redundancy):
 
 
 def test_cut_walks_and_overflowing_buffers_change_nothing_counted(gpu):
-    plain = gpu("solve", PYRAMID, True)
-    # a budget of 3 nodes cuts nearly every walk, buffers of one cover or row overflow every launch
+    # a budget no walk reaches, against one of 3 nodes that cuts nearly every walk, buffers of one cover or row
+    # overflowing every launch
+    plain = gpu("solve", PYRAMID, True, tuning=dict(budget=1 << 30))
     cut = gpu("solve", PYRAMID, True, tuning=dict(budget=3, buffer=1))
     assert tuple(cut["counts"]) == tuple(plain["counts"]) == dlx_counts(PYRAMID, True)
     for key in ("nodes", "attempts"):
@@ -415,6 +416,28 @@ def test_the_benchmark_takes_the_gpu_engines_tuning_by_name():
         tuning_of(["budgt=5"])
     with pytest.raises(SystemExit):
         main(["--gpu-tuning", "budget"])
+
+
+def test_the_budget_sweep_weighs_a_wrong_count_as_a_minute_and_says_so():
+    from benchmarks.gpu_budget import FAILED_SECONDS, markdown, means, main
+
+    def row(case, budget, wall, exact=True):
+        return {"case": case, "budget": budget, "device": "stand-in", "status": "solved", "exact": exact, "unique": 1,
+                "total": 4, "wall": wall, "split": 0.01, "copy": 0.02, "kernel": wall / 2, "nodes": 1000,
+                "launches": 2, "cut": 3, "continued": 9, "subproblems": 40}
+
+    rows = [row("a", 4096, 2.0), row("b", 4096, 8.0), row("a", 256, 1.0), row("b", 256, 1.0, exact=False)]
+    mean = means(rows)
+    assert mean[4096] == pytest.approx(4.0)
+    assert mean[256] == pytest.approx(FAILED_SECONDS ** 0.5)
+    doc = {"machine": {"cpu": "cpu", "cores": 16, "commit": "abc"}, "device": "stand-in", "date": "d",
+           "cases": ["a", "b"], "budgets": [4096, 256], "time_limit": 15.0, "rows": rows,
+           "means": {str(b): v for b, v in mean.items()}}
+    text = markdown(doc)
+    assert "All exact (expected.toml's unique and total): NO" in text
+    assert "| 4096 | 4.0000 |" in text and "| b | 256 | solved | NO | 1.0000 |" in text
+    with pytest.raises(SystemExit):
+        main(["--budgets", "4096,lots"])
 
 
 def test_the_progress_bar_takes_the_engines_own_estimate_of_its_tree():

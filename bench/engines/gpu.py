@@ -237,7 +237,7 @@ class Tuning:
 
     split: float = 0.25
     grain: int = 64
-    budget: int = 1 << 12
+    budget: int = 1 << 8
     buffer: int = 1 << 12
     max_rows: int = 1 << 21
     launch_seconds: float = 0.2
