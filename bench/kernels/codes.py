@@ -75,7 +75,9 @@ negative."""
 # -- counting a cover -------------------------------------------------------------------
 
 
-@njit(cache=True)
+# called by kernels only: without the Python wrapper numba would make (and optimise, and compile to machine code) in
+# every library that calls it, for no caller
+@njit(cache=True, no_cpython_wrapper=True)
 def record_cover(chosen, n, done, state, matrix, symmetry, sink):
     """Count the cover ``chosen[:n]`` in ``state`` and buffer it in the :data:`Sink` while the buffer has room.
 
