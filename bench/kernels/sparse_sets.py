@@ -42,9 +42,8 @@ alone or within the whole search.
 **Search.**  Iterative, with an explicit level stack and four steps
 in the shape of Knuth's DLX1 (enter a level, try the next option, the next
 multiple of identical pieces, leave the level); the two that place an option
-share one placement, and a placement that fails is taken back by the code
-that leaving a level runs, so each is compiled once (every copy of a step
-is numba IR that a cold compile walks).  The state lives in arrays that survive
+share one placement, so that its code (commit, with close and remove inside)
+is compiled once.  The state lives in arrays that survive
 between calls, so the kernel runs in slices of a node budget and the Python
 wrapper can enforce time limits, react to Ctrl-C, print traces and drain the
 solution buffer without one Python call per solution.  Covers, unique and
@@ -608,7 +607,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
                 n = close(b, False, 0)
             else:
                 n = drop_option(o)
-        else:  # LEAVE (X8): back to the level above, whose placement X6 below takes back
+        else:  # LEAVE (X8): back to the level above, undoing its placement (X6), then on to its next branch
             if level == 0:
                 status = DONE
                 break
@@ -616,45 +615,55 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             x = node[level]
             o = node_opt[x]
             b = branch[level]
-        # TRY and MULTI place option o through node x (X5), LEAVE takes it back (X6): one copy of commit (with close
-        # and remove inside) and of what undoes a placement, as every copy is numba IR that each compile pass walks
-        leaving = phase == LEAVE
-        if not leaving:
-            m = commit(o, x)
-            if m >= 0:
-                placed(level, x, o)
-                level += 1
-                phase = ENTER
-                if not counted:
-                    continue
-                state[S_UPDATES] += n + m
-                updates_by[remaining] += n + m
-                if trace != 0 and traced(True, n_pieces - level):
-                    state[S_TRACE_KIND] = 1
-                    status = TRACE
-                    break
-                continue
-            if counted:
-                state[S_DEAD] += 1
-        # X6: a placement that failed, or the one LEAVE backs up to, taken back; the level's next branch follows
-        restore(2 * level + 1)
-        uncommit(o, x)
-        if mode[level] == EACH:
-            phase = TRY
-        else:
-            if count[b] == lo[b]:
-                relist(b)
-            count[b] -= 1
-            if mode[level] == REPLAYED or (leaving and sample):
+            restore(2 * level + 1)
+            uncommit(o, x)
+            if mode[level] == EACH:
+                phase = TRY
+            elif mode[level] == REPLAYED or sample:
                 # a prefix's level, or, on a random path, an identical-piece level's one branch: this level is done
+                if count[b] == lo[b]:
+                    relist(b)
+                count[b] -= 1
                 restore(2 * level)
-                phase = LEAVE
                 continue
-            # tweak: the option just tried stays out for the rest of this branch
-            state[S_UPDATES] += drop_option(o)
-            phase = MULTI
-        if leaving and trace > 0 and traced(False, n_pieces - level):
-            state[S_TRACE_KIND] = 2
+            else:
+                # tweak: the option just tried stays out for the rest of this branch
+                if count[b] == lo[b]:
+                    relist(b)
+                count[b] -= 1
+                state[S_UPDATES] += drop_option(o)
+                phase = MULTI
+            if trace > 0 and traced(False, n_pieces - level):
+                state[S_TRACE_KIND] = 2
+                status = TRACE
+                break
+            continue
+        # X5 for TRY and MULTI alike, option o through node x: one copy of commit (with close and remove inside),
+        # as every copy is numba IR that each later compile pass walks
+        m = commit(o, x)
+        if m < 0:
+            restore(2 * level + 1)
+            uncommit(o, x)
+            if phase == MULTI:
+                if count[b] == lo[b]:
+                    relist(b)
+                count[b] -= 1
+                if not counted:
+                    restore(2 * level)
+                    phase = LEAVE
+                    continue
+                state[S_UPDATES] += drop_option(o)
+            state[S_DEAD] += 1
+            continue
+        placed(level, x, o)
+        level += 1
+        phase = ENTER
+        if not counted:
+            continue
+        state[S_UPDATES] += n + m
+        updates_by[remaining] += n + m
+        if trace != 0 and traced(True, n_pieces - level):
+            state[S_TRACE_KIND] = 1
             status = TRACE
             break
     state[S_LEVEL] = level
