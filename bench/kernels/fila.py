@@ -76,6 +76,39 @@ the fit buffer with each shape's fits and list length, the pieces left per shape
 
 
 @njit(cache=True)
+def shortfall(left, slack):
+    """True when, with spare pieces, a full box still lacks some shape's minimum."""
+    for s in range(left.shape[0]):
+        if left[s] > slack[s]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def traced(trace, placed, left):
+    """The DLX kernel's rule, so that a trace reads the same across the hand-off."""
+    if placed:
+        return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
+    return trace > 0 and left >= trace
+
+
+@njit(cache=True)
+def board(chosen, prefix, img_opt, entry_img, stk, depth):
+    """The options on the board at ``depth`` (a cover's, or a trace event's) into ``chosen``; returns how many.
+
+    Out of :func:`fila_search`'s loop, as :func:`shortfall` and :func:`traced` are: called at covers and trace
+    events only, where numba would paste a closure's body at each of its calls and compile the kernel again with
+    every paste (as closures, these three made the kernel's numba IR 12 % larger).
+    """
+    n_prefix = prefix.shape[0]
+    for t in range(n_prefix):
+        chosen[t] = prefix[t]
+    for t in range(depth):
+        chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
+    return n_prefix + depth
+
+
+@njit(cache=True)
 def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, trace, node_budget):
     """Run FILA from the saved state for at most ``node_budget`` nodes.
 
@@ -179,7 +212,6 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     n_cells_l = np.uint64(ls_base.shape[1])
     triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
-    n_prefix = prefix.shape[0]
     n_dirs = dright.shape[0]
     buf_cap = np.uint64(fbuf.shape[0] // (2 * stk.shape[0]))
     # unsigned indices spare numba's negative-index correction on every access
@@ -206,13 +238,6 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     # called from a closure takes a reference on every array it touches,
     # an atomic increment and decrement per call (measured: a fifth of the run).
 
-    def shortfall():
-        # with spare pieces, a full box still needs every shape's minimum
-        for s in range(n_shapes):
-            if left[s] > slack[s]:
-                return True
-        return False
-
     def violated(occ, p, lv):
         # the parity and volume triggers, counted where they fire
         if pb_min > zero and p >= pb_min:
@@ -232,20 +257,6 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 tcounters[K_VOLUME_BT, p] += 1
                 return True
         return False
-
-    def traced(placed, left):
-        # the DLX kernel's rule, so that a trace reads the same across the hand-off
-        if placed:
-            return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
-        return trace > 0 and left >= trace
-
-    def board(lv):
-        # the options on the board (a cover's, or a trace event's) into chosen; returns how many
-        for t in range(n_prefix):
-            chosen[t] = prefix[t]
-        for t in range(np.int64(lv)):
-            chosen[n_prefix + t] = img_opt[entry_img[stk[t, L_ENTRY]]]
-        return n_prefix + np.int64(lv)
 
     def scanned_hole(kd, f, occ, h, lv, pieces):
         # f: the lowest open bit; a fixed order: the next open cell of the family's order, from where the level
@@ -341,8 +352,9 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             done = is_empty(h)
             phase = BACKUP
             if done or p == goal_p:
-                if not (done and spare and shortfall()):
-                    status = record_cover(chosen, board(level), done, state, matrix, symmetry, sink)
+                if not (done and spare and shortfall(left, slack)):
+                    n_board = board(chosen, prefix, img_opt, entry_img, stk, np.int64(level))
+                    status = record_cover(chosen, n_board, done, state, matrix, symmetry, sink)
                     if status != DONE:
                         break
             elif triggers and level > zero and violated(occ, p, level):
@@ -392,9 +404,9 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             level -= one
             p += one
             phase = RESTORE
-            if trace > 0 and traced(False, np.int64(p)):
+            if trace > 0 and traced(trace, False, np.int64(p)):
                 fstate[F_TRACE_KIND] = 2
-                fstate[F_TRACE_LEN] = board(level)
+                fstate[F_TRACE_LEN] = board(chosen, prefix, img_opt, entry_img, stk, np.int64(level))
                 status = TRACE
                 break
         if phase == RESTORE:
@@ -440,9 +452,9 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 fstate[F_TRACE_KIND] = PATH_END
                 status = TRACE
                 break
-            if trace != 0 and traced(True, np.int64(p)):
+            if trace != 0 and traced(trace, True, np.int64(p)):
                 fstate[F_TRACE_KIND] = 1
-                fstate[F_TRACE_LEN] = board(level)
+                fstate[F_TRACE_LEN] = board(chosen, prefix, img_opt, entry_img, stk, np.int64(level))
                 status = TRACE
                 break
         else:
