@@ -75,6 +75,16 @@ negative."""
 # -- counting a cover -------------------------------------------------------------------
 
 
+@njit(cache=True, no_cpython_wrapper=True)
+def traced(trace, placed, left):
+    """Whether a trace reports this step: ``trace`` > 0 prints the placements and removals with at least ``trace``
+    pieces left (``placed``: just placed, counting the piece), < 0 the placements that leave exactly ``-trace``; one
+    rule for DLX and FILA, so that a trace reads the same across a hand-off."""
+    if placed:
+        return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
+    return trace > 0 and left >= trace
+
+
 # called by kernels only: without the Python wrapper numba would make (and optimise, and compile to machine code) in
 # every library that calls it, for no caller
 @njit(cache=True, no_cpython_wrapper=True)

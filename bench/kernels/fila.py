@@ -25,7 +25,7 @@ import numpy as np
 from bench.toolchain.registry import njit
 from bench.kernels.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
                                    load, lowest, merge, store, test, with_bit)
-from bench.kernels.codes import DONE, PAUSED, S_NODES, S_PROBES, TRACE, record_cover
+from bench.kernels.codes import DONE, PAUSED, S_NODES, S_PROBES, TRACE, record_cover, traced
 from bench.kernels.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
 
 
@@ -85,18 +85,10 @@ def shortfall(left, slack):
 
 
 @njit(cache=True)
-def traced(trace, placed, left):
-    """The DLX kernel's rule, so that a trace reads the same across the hand-off."""
-    if placed:
-        return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
-    return trace > 0 and left >= trace
-
-
-@njit(cache=True)
 def board(chosen, prefix, img_opt, entry_img, stk, depth):
     """The options on the board at ``depth`` (a cover's, or a trace event's) into ``chosen``; returns how many.
 
-    Out of :func:`fila_search`'s loop, as :func:`shortfall` and :func:`traced` are: called at covers and trace
+    Out of :func:`fila_search`'s loop, as :func:`shortfall` and :func:`~bench.kernels.codes.traced` are: called at covers and trace
     events only, where numba would paste a closure's body at each of its calls and compile the kernel again with
     every paste (as closures, these three made the kernel's numba IR 12 % larger).
     """

@@ -59,7 +59,7 @@ import numpy as np
 
 from bench.toolchain.registry import njit
 from bench.kernels.codes import (DONE, EACH, ENTER, HANDOFF, LEAVE, MULTI, PAUSED, REPLAYED, S_DEAD, S_LEVEL, S_NODES,
-                                 S_PHASE, S_TRACE_KIND, S_UPDATES, TRACE, TRY, TWEAKED, record_cover)
+                                 S_PHASE, S_TRACE_KIND, S_UPDATES, TRACE, TRY, TWEAKED, record_cover, traced)
 from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
                                       C_VOLUME_BT, C_VOLUME_FILTER, K_FIT_FILTER, K_PARITY_BT, K_PARITY_FILTER,
                                       K_VOLUME_BT, K_VOLUME_FILTER, fit_filter_pass, parity_filter_pass,
@@ -390,11 +390,6 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             size[i] = snap[r, i]
             i += one
 
-    def traced(placed, left):
-        if placed:
-            return (trace > 0 and left >= trace - 1) or (trace < 0 and left == 1 - trace)
-        return trace > 0 and left >= trace
-
     # The steps of ENTER, named: each runs at most once per node, from one call site (a closure is compiled once per
     # call site, and each one inlined costs numba a pass over the whole kernel: the node's count and a cover's
     # record stay in the loop).  The triggers and filters are functions of their own (node_backtracks, node_filters): as closures
@@ -633,7 +628,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
                 count[b] -= 1
                 state[S_UPDATES] += drop_option(o)
                 phase = MULTI
-            if trace > 0 and traced(False, n_pieces - level):
+            if trace > 0 and traced(trace, False, n_pieces - level):
                 state[S_TRACE_KIND] = 2
                 status = TRACE
                 break
@@ -662,7 +657,7 @@ def dlx_search(matrix, sparse, levels, counters, order, symmetry, sink, path, ha
             continue
         state[S_UPDATES] += n + m
         updates_by[remaining] += n + m
-        if trace != 0 and traced(True, n_pieces - level):
+        if trace != 0 and traced(trace, True, n_pieces - level):
             state[S_TRACE_KIND] = 1
             status = TRACE
             break
