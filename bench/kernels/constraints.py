@@ -50,6 +50,9 @@ COUNTER_NAMES = ("parity_backtracks", "volume_backtracks", "parity_filtered", "v
 BLOCKED = np.int64(1) << 62
 
 
+# Counters that reach a kernel call start as np.int64(0), not 0: numba's first pass of type inference sees a literal 0
+# as Literal[int](0) and compiles the callee once more for it (flood, subset_sums, regions_unfillable: about 1 s of
+# every library that holds them)
 @njit(cache=True)
 def label_regions(n_cells, nb_ptr, nb, region, vol, mark, stack):
     """Label the cells ``mark`` leaves open (0; filled ones are :data:`BLOCKED`) by connected region.
@@ -57,7 +60,7 @@ def label_regions(n_cells, nb_ptr, nb, region, vol, mark, stack):
     Returns the number of regions; ``region[c]`` is the region of open cell
     c, ``vol[r]`` its volume, and ``mark`` ends 1 on every open cell.
     """
-    n_reg = 0
+    n_reg = np.int64(0)
     for c in range(n_cells):
         if mark[c] == 0:
             vol[n_reg] = flood(c, 1, nb_ptr, nb, mark, stack, region, n_reg)
@@ -96,7 +99,7 @@ def regions_unfillable(vol, n_reg, total, sizes, counts, reach):
     """True when one of the ``n_reg`` region volumes is no sum of the pieces left (``total`` cells of them)."""
     if n_reg == 1 and vol[0] == total:
         return False
-    limit = 0
+    limit = np.int64(0)
     for r in range(n_reg):
         limit = max(limit, vol[r])
     subset_sums(sizes, counts, -1, limit, reach)
@@ -109,7 +112,7 @@ def regions_unfillable(vol, n_reg, total, sizes, counts, reach):
 @njit(cache=True)
 def volume_violated_bits(occ, n_local, nb_ptr, nb, left, sizes, region, vol, mark, stack, reach):
     """:func:`volume_violated` for FILA: the open cells are the clear bits of ``occ``."""
-    total = 0
+    total = np.int64(0)
     for s in range(left.shape[0]):
         total += left[s] * sizes[s]
     for c in range(n_local):
@@ -150,7 +153,7 @@ def volume_filter_pass(matrix, sparse, cons):
     n_items = count.shape[0]
     n_reg = open_regions(n_cells, count, nb_ptr, nb, region, vol, mark, stack)
     piece_counts(n_cells, count, hi, shape_size, counts)
-    limit = 0
+    limit = np.int64(0)
     for r in range(n_reg):
         limit = max(limit, vol[r])
     # marks: BLOCKED on filled cells, 1 on open ones; each option checked gets its own gen above 1

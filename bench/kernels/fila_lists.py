@@ -73,7 +73,7 @@ def sub_images(options, opt_ptr, opt_items, local_of, shape_of, n_words):
     for i in range(n):
         o = options[i]
         img_ptr[i + 1] = img_ptr[i] + (opt_ptr[o + 1] - opt_ptr[o] - 1)
-    img_cells = np.empty(img_ptr[n], dtype=np.int32)
+    img_cells = np.empty(np.int64(img_ptr[n]), dtype=np.int32)
     img_shape = np.empty(n, dtype=np.int32)
     img_lay = np.zeros((n, n_words), dtype=np.uint64)
     for i in range(n):
@@ -125,7 +125,7 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
     # the images at each cell, in image order (a counting sort of the images' cells): the lists are filled cell by
     # cell, each cell's entries a few tens of KB, where image by image the writes landed all over arrays larger
     # than the cache (the Meteor puzzle's 100 K entries a hand-off); each list still holds its images in order
-    n_at = img_ptr[n_img]
+    n_at = np.int64(img_ptr[n_img])
     at_ptr = np.zeros(n_local + 1, dtype=np.int32)
     for m in range(n_at):
         at_ptr[img_cells[m] + 1] += 1
@@ -179,8 +179,8 @@ def build_lists(img_ptr, img_cells, img_shape, img_lay, n_local, n_shapes, fam_r
             for slot in range(n_slots):
                 lp[slot + 1] = lp[slot] + fill[slot]
                 fill[slot] = 0
-            lay = np.empty((lp[n_slots], img_lay.shape[1]), dtype=np.uint64)
-            entry_img = np.empty(lp[n_slots], dtype=np.int32)
+            lay = np.empty((np.int64(lp[n_slots]), img_lay.shape[1]), dtype=np.uint64)
+            entry_img = np.empty(np.int64(lp[n_slots]), dtype=np.int32)
     nonempty = np.zeros(n_ls, dtype=np.uint64)
     for slot in range(n_slots):
         if fill[slot] > 0:
@@ -341,7 +341,7 @@ def narrow_lists(in_play, numbering, atlas, fam_rows):
             n_ls += 1 << k
     lp = np.zeros(n_ls * n_sh + 1, dtype=np.uint64)
     nonempty = np.zeros(n_ls, dtype=np.uint64)
-    cap = lp_m[lp_m.shape[0] - 1]
+    cap = np.int64(lp_m[lp_m.shape[0] - 1])
     entry_img = np.empty(cap, dtype=np.int32)
     lay = np.empty((cap, n_words), dtype=np.uint64)
     n = 0
@@ -493,7 +493,7 @@ def local_puzzle(n_cells, count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_ce
                 if local_of[nb_g[u]] >= 0:
                     n += 1
         nb_ptr[c + 1] = nb_ptr[c] + n
-    nb = np.empty(nb_ptr[n_local], dtype=np.int32)
+    nb = np.empty(np.int64(nb_ptr[n_local]), dtype=np.int32)
     for c in range(n_local):
         g = open_cells[c]
         m = nb_ptr[c]

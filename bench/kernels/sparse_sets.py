@@ -721,11 +721,11 @@ def node_filters(cons, level, remaining, matrix, sparse):
     updates = 0
     if pf_min > 0 and remaining >= pf_min:
         m = parity_filter_pass(matrix, sparse, cons, cons.par_d[level], cons.par_s[level])
-        updates += take_out_all(out, 0, m, opt_ptr, opt_items, size, sets, loc, set_start)
+        updates += take_out_all(out, np.int32(0), np.int32(m), opt_ptr, opt_items, size, sets, loc, set_start)
         counters[K_PARITY_FILTER, remaining] += m
     if vf_min > 0 and remaining >= vf_min:
         m = volume_filter_pass(matrix, sparse, cons)
-        updates += take_out_all(out, 0, m, opt_ptr, opt_items, size, sets, loc, set_start)
+        updates += take_out_all(out, np.int32(0), np.int32(m), opt_ptr, opt_items, size, sets, loc, set_start)
         counters[K_VOLUME_FILTER, remaining] += m
     if ff_min > 0 and remaining >= ff_min:
         r = 0
