@@ -84,21 +84,22 @@ def markdown(before: str, after: str, rows: list[dict], rounds: int) -> str:
 
 
 def checkouts_parser(prog: str, doc: str, rounds: int) -> argparse.ArgumentParser:
-    """The command line of a benchmark that runs two checkouts by turns: BEFORE AFTER [--rounds] [--python] [--results]."""
+    """The command line of a benchmark that runs two checkouts by turns: BEFORE AFTER [--rounds] [--python] [--results]
+    [--only TEXT ...]."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
     parser.add_argument("before", metavar="BEFORE")
     parser.add_argument("after", metavar="AFTER")
     parser.add_argument("--rounds", type=int, default=rounds)
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--results", default="results")
+    parser.add_argument("--only", metavar="TEXT", action="append",
+                        help="only the cases whose line holds TEXT (repeatable: any of them)")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Compare the checkouts; returns 1 when a counter differs."""
     parser = checkouts_parser("python -m benchmarks.checkouts", __doc__, rounds=5)
-    parser.add_argument("--only", metavar="TEXT", action="append",
-                        help="only the cases whose line (engine, options, file) holds TEXT (repeatable: any of them)")
     args = parser.parse_args(argv)
     rows = []
     for case in CASES:

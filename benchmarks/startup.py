@@ -1,6 +1,6 @@
 """Start-up: whole ``bench`` processes in two checkouts, interleaved, and the libraries each command loads.
 
-``python -m benchmarks.startup BEFORE AFTER [--rounds R] [--python PY]``
+``python -m benchmarks.startup BEFORE AFTER [--cold] [--rounds R] [--python PY] [--only TEXT ...]``
 runs each case (``bench --help``, ``bench info``, cached ``bench solve``
 runs of 10x6, the Tetris Cube and the Meteor) as a fresh ``python -m bench`` process in
 the checkout BEFORE and in AFTER by turns (A B, then B A, ...), after one
@@ -146,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     for case in COLD_CASES if args.cold else CASES:
+        if args.only and not any(text in " ".join(case) for text in args.only):
+            continue
         rows.append(compare(args.python, args.before, args.after, case, args.rounds, args.cold))
         r = rows[-1]
         print(f"{r['case']}: before {r['before_wall'][0]:.3f} s, after {r['after_wall'][0]:.3f} s wall, "
