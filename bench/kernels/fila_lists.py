@@ -213,12 +213,14 @@ def neighbour_directions(nb_ptr, nb, n_words):
     open cells are numbered without their geometry.  The shifts right and
     left are taken apart in NumPy (:func:`neighbour_shifts`): a ufunc here
     would have every run that loads this kernel import numba's ufunc
-    machinery (5 ms).
+    machinery (5 ms).  Returns ``deltas, masks, n_dirs``: the first ``n_dirs``
+    rows hold the directions (0 rows when there are too many), cut in NumPy as
+    well, since numba's copies of slices cost more to compile than the rest.
     """
     n = nb_ptr.shape[0] - 1
     deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
     masks = np.zeros((MAX_DIRECTIONS, n_words), dtype=np.uint64)
-    n_dirs = 0
+    n_dirs = np.int64(0)
     for c in range(n):
         for t in range(nb_ptr[c], nb_ptr[c + 1]):
             delta = nb[t] - c
@@ -227,17 +229,18 @@ def neighbour_directions(nb_ptr, nb, n_words):
                 i += 1
             if i == n_dirs:
                 if n_dirs == MAX_DIRECTIONS:
-                    return deltas[:0].copy(), masks[:0].copy()
+                    return deltas, masks, np.int64(0)
                 deltas[i] = delta
                 n_dirs += 1
             masks[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return deltas[:n_dirs].copy(), masks[:n_dirs].copy()
+    return deltas, masks, n_dirs
 
 
 def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`neighbour_directions` as FILA's kernel takes it: shifts ``right`` and ``left`` (one is 0), and ``masks``."""
-    deltas, masks = neighbour_directions(nb_ptr, nb, n_words)
-    return np.maximum(deltas, 0), np.maximum(-deltas, 0), masks
+    deltas, masks, n_dirs = neighbour_directions(nb_ptr, nb, n_words)
+    deltas = deltas[:n_dirs]
+    return np.maximum(deltas, 0), np.maximum(-deltas, 0), np.ascontiguousarray(masks[:n_dirs])
 
 
 @njit(cache=True)
