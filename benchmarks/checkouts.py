@@ -30,6 +30,8 @@ CASES = [
     ("dlx", "defs/tetriscube.txt", ["-r", "L"]),
     # the hand-off set-up weighs most here: building the 32 hand-offs' lists is about 40 % of the search
     ("fila", "defs/meteor.txt", []),
+    # a small solve: three hand-offs whose Python set-up is a third of the search (issue 43's polycube anchor)
+    ("fila", "defs/somacube.txt", []),
 ]
 COUNTERS = ("SOLUTIONS", "UNIQUE", "TOTAL", "NODES", "ATTEMPTS_TOTAL", "FITS_TOTAL")
 

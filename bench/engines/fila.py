@@ -37,8 +37,8 @@ from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
-from bench.kernels.fila_lists import (Atlas, Handoff, InPlay, Plan, build_atlas, build_handoff, make_plan, plan_atlas,
-                                     words)
+from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, build_atlas, build_handoff, families,
+                                     make_plan, plan_atlas, words)
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
@@ -57,17 +57,17 @@ def counted(search: Search) -> list[np.ndarray]:
             search.constraints.counters.copy()]
 
 
-def handoff_lists(search: Search, plan: Plan, used: np.ndarray, atlas: Atlas | None) -> Handoff:
+def handoff_lists(search: Search, plan: Plan, used: Families, atlas: Atlas | None) -> Handoff:
     """FILA's sub-puzzle of the branch ``search`` is at, for the plan's families ``used``: its lists narrowed from
     ``atlas``'s where there is one (the same lists, not built again), else built."""
     cover = search.cover
-    rows = atlas.rows[used] if atlas is not None else None
+    rows = atlas.rows[used.used] if atlas is not None else None
     if rows is not None and np.any(rows < 0):
         atlas = rows = None
     in_play = InPlay(cover.n_cells, search.count, search.size, search.sets, search.set_start, search.node_opt,
                      cover.opt_ptr, cover.opt_items)
-    return build_handoff(in_play, search.lo, search.hi, plan.nb_ptr, plan.nb, plan.rank[used], plan.ordered[used],
-                         plan.nof, plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
+    return build_handoff(in_play, search.lo, search.hi, plan.nb_ptr, plan.nb, used.rank, used.ordered, plan.nof,
+                         plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
 
 
 class FilaRun:
@@ -107,11 +107,8 @@ class FilaRun:
         self.walking = self.cut is not None
         # FILA's kernel function for this hand-off's argument types, once its first slice has looked it up
         self._fila = None
-        # only the list families used from here on (not np.unique, whose first call imports numpy.ma: 15-20 ms of a
-        # run that imports nothing else it would not need)
-        used = np.flatnonzero(np.bincount(plan.fam[1 : self.p0 + 1]))
-        remap = np.full(len(plan.ordered), -1, dtype=np.int32)
-        remap[used] = np.arange(len(used), dtype=np.int32)
+        # only the list families used from here on
+        used = families(plan, self.p0)
         # the hand-offs still to come at least: the branches left at DLX's levels above
         upcoming = 1 + int((search.end[:level].astype(np.int64) - search.cur[:level]).sum())
         h = handoff_lists(search, plan, used, plan_atlas(cover, plan, upcoming))
@@ -127,12 +124,10 @@ class FilaRun:
         nb_ptr, nb = h.nb_ptr, h.nb
         full = h.full
         self.n_shapes = len(self.left)
-        self.spare = bool(np.any(self.slack > 0))
+        # the method, not np.any: its dispatch costs a small hand-off more than the test
+        self.spare = bool((self.slack > 0).any())
         self.kind = plan.kind
-        fam = remap[plan.fam]
-        # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
-        fam[self.p0 + 1 :] = -1
-        self.fam = fam
+        self.fam = used.fam
         depth = self.p0 + 1
         self.fstate = np.zeros(N_FSTATE, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
@@ -196,9 +191,10 @@ class FilaRun:
 
     def fit_buffers(self, depth: int) -> tuple:
         """Where the levels keep the fitting images: two halves per level, each as long as the longest list set."""
-        n_ls = len(self.nonempty)
-        lengths = np.diff(self.lp)[: n_ls * self.n_shapes].astype(np.int64)
-        cap = int(lengths.reshape(n_ls, self.n_shapes).sum(axis=1).max(initial=0))
+        # the lists are stored by list set, then shape: a list set's entries run from lp[ls * n_shapes] on
+        n_ls, n_shapes = len(self.nonempty), self.n_shapes
+        starts = self.lp[: n_ls * n_shapes + 1 : n_shapes] if n_shapes else self.lp[:1]
+        cap = int((starts[1:] - starts[:-1]).max(initial=0))
         return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
@@ -676,7 +672,7 @@ def _tiny_fila(x: int) -> None:
     search = Search(cover, settings, Limits(max_solutions=1), warm=False)
     FilaRun(search, plan, handoff_totals()).slice(1 << 20)
     # the later hand-offs of a real search narrow the plan's atlas: its kernel too
-    handoff_lists(search, plan, np.flatnonzero(np.bincount(plan.fam[1 : x + 1])), build_atlas(cover, plan))
+    handoff_lists(search, plan, families(plan, x), build_atlas(cover, plan))
 
 
 for _words, _cost in ((1, 11.3), (2, 12.5)):

@@ -205,17 +205,15 @@ MAX_DIRECTIONS = 15
 
 @njit(cache=True)
 def neighbour_directions(nb_ptr, nb, n_words):
-    """The neighbour relation as shifts: ``deltas, masks`` (see :func:`~bench.kernels.bitfield.fewest_open`).
+    """The neighbour relation as shifts, ``right, left, masks, n_dirs`` (:func:`~bench.kernels.bitfield.fewest_open`).
 
-    A cell's neighbour in direction i is ``deltas[i]`` bits away; bit c of
-    ``masks[i]`` says cell c has that neighbour.  Empty when the relation
+    A cell's neighbour in direction i is ``right[i] - left[i]`` bits away
+    (one of them 0); bit c of ``masks[i]`` says cell c has that neighbour;
+    the first ``n_dirs`` rows hold the directions, none when the relation
     needs more than :data:`MAX_DIRECTIONS` distances, as it does when the
-    open cells are numbered without their geometry.  The shifts right and
-    left are taken apart in NumPy (:func:`neighbour_shifts`): a ufunc here
-    would have every run that loads this kernel import numba's ufunc
-    machinery (5 ms).  Returns ``deltas, masks, n_dirs``: the first ``n_dirs``
-    rows hold the directions (0 rows when there are too many), cut in NumPy as
-    well, since numba's copies of slices cost more to compile than the rest.
+    open cells are numbered without their geometry.  The rows are cut in
+    NumPy (:func:`neighbour_shifts`): numba's copies of slices cost more to
+    compile than the rest of this kernel.
     """
     n = nb_ptr.shape[0] - 1
     deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
@@ -229,18 +227,25 @@ def neighbour_directions(nb_ptr, nb, n_words):
                 i += 1
             if i == n_dirs:
                 if n_dirs == MAX_DIRECTIONS:
-                    return deltas, masks, np.int64(0)
+                    return deltas, deltas, masks, np.int64(0)
                 deltas[i] = delta
                 n_dirs += 1
             masks[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
-    return deltas, masks, n_dirs
+    # the shifts right and left as loops: a ufunc (np.maximum) here would have every run that loads this kernel
+    # import numba's ufunc machinery (5 ms)
+    right = np.empty(MAX_DIRECTIONS, dtype=np.int64)
+    left = deltas
+    for i in range(n_dirs):
+        d = deltas[i]
+        right[i] = d if d > 0 else 0
+        left[i] = -d if d < 0 else 0
+    return right, left, masks, n_dirs
 
 
 def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`neighbour_directions` as FILA's kernel takes it: shifts ``right`` and ``left`` (one is 0), and ``masks``."""
-    deltas, masks, n_dirs = neighbour_directions(nb_ptr, nb, n_words)
-    deltas = deltas[:n_dirs]
-    return np.maximum(deltas, 0), np.maximum(-deltas, 0), np.ascontiguousarray(masks[:n_dirs])
+    right, left, masks, n_dirs = neighbour_directions(nb_ptr, nb, n_words)
+    return right[:n_dirs], left[:n_dirs], masks[:n_dirs]
 
 
 @njit(cache=True)
@@ -604,6 +609,30 @@ MAX_ATLAS_SLOTS = 1 << 21
 ATLAS_HANDOFFS = 8
 """The hand-offs of a plan, seen and to come, from which an atlas pays: it costs about as much as building two or
 three hand-offs' lists, and narrowing them costs about half of building them."""
+
+
+Families = namedtuple("Families", ["used", "fam", "rank", "ordered"])
+"""The list families a hand-off with ``p0`` pieces left uses (:func:`families`): the plan's families ``used``
+(ascending), each level's family renumbered among them (``fam``, -1 at DLX's levels above the hand-off), and the
+used families' ``rank`` and ``ordered`` rows."""
+
+
+def families(plan: Plan, p0: int) -> Families:
+    """The :data:`Families` of the hand-offs with ``p0`` pieces left, made once and kept in the plan: every such
+    hand-off of the solve asks (the Meteor's 32, the diamond's thousands), and the arrays are only read."""
+    key = ("families", p0)
+    got = plan.built.get(key)
+    if got is None:
+        # not np.unique, whose first call imports numpy.ma: 15-20 ms of a run that imports nothing else it would not
+        # need
+        used = np.flatnonzero(np.bincount(plan.fam[1 : p0 + 1]))
+        remap = np.full(len(plan.ordered), -1, dtype=np.int32)
+        remap[used] = np.arange(len(used), dtype=np.int32)
+        fam = remap[plan.fam]
+        # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
+        fam[p0 + 1 :] = -1
+        got = plan.built[key] = Families(used, fam, plan.rank[used], plan.ordered[used])
+    return got
 
 
 def plan_atlas(cover, plan: Plan, upcoming: int) -> Atlas | None:
