@@ -99,13 +99,18 @@ def checkouts_parser(prog: str, doc: str, rounds: int) -> argparse.ArgumentParse
     return parser
 
 
+def selected(args: argparse.Namespace, line: str) -> bool:
+    """Whether the case ``line`` describes runs: every case without ``--only``, else those holding one of its texts."""
+    return not args.only or any(text in line for text in args.only)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Compare the checkouts; returns 1 when a counter differs."""
     parser = checkouts_parser("python -m benchmarks.checkouts", __doc__, rounds=5)
     args = parser.parse_args(argv)
     rows = []
     for case in CASES:
-        if args.only and not any(text in f"{case[0]} {' '.join(case[2])} {case[1]}" for text in args.only):
+        if not selected(args, f"{case[0]} {' '.join(case[2])} {case[1]}"):
             continue
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))
         print(f"{rows[-1]['case']}: before {rows[-1]['before']:.4f} s, after {rows[-1]['after']:.4f} s, "

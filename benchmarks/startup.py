@@ -31,7 +31,7 @@ import tempfile
 import time
 
 from benchmarks import user_environment
-from benchmarks.checkouts import checkouts_parser, commit_of
+from benchmarks.checkouts import checkouts_parser, commit_of, selected
 from bench.system.files import write_atomic
 
 CASES = [
@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = []
     for case in COLD_CASES if args.cold else CASES:
-        if args.only and not any(text in " ".join(case) for text in args.only):
+        if not selected(args, " ".join(case)):
             continue
         rows.append(compare(args.python, args.before, args.after, case, args.rounds, args.cold))
         r = rows[-1]

@@ -57,16 +57,16 @@ def counted(search: Search) -> list[np.ndarray]:
             search.constraints.counters.copy()]
 
 
-def handoff_lists(search: Search, plan: Plan, used: Families, atlas: Atlas | None) -> Handoff:
-    """FILA's sub-puzzle of the branch ``search`` is at, for the plan's families ``used``: its lists narrowed from
-    ``atlas``'s where there is one (the same lists, not built again), else built."""
+def handoff_lists(search: Search, plan: Plan, fams: Families, atlas: Atlas | None) -> Handoff:
+    """FILA's sub-puzzle of the branch ``search`` is at, for the plan's families ``fams`` uses: its lists narrowed
+    from ``atlas``'s where there is one (the same lists, not built again), else built."""
     cover = search.cover
-    rows = atlas.rows[used.used] if atlas is not None else None
+    rows = atlas.rows[fams.used] if atlas is not None else None
     if rows is not None and np.any(rows < 0):
         atlas = rows = None
     in_play = InPlay(cover.n_cells, search.count, search.size, search.sets, search.set_start, search.node_opt,
                      cover.opt_ptr, cover.opt_items)
-    return build_handoff(in_play, search.lo, search.hi, plan.nb_ptr, plan.nb, used.rank, used.ordered, plan.nof,
+    return build_handoff(in_play, search.lo, search.hi, plan.nb_ptr, plan.nb, fams.rank, fams.ordered, plan.nof,
                          plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
 
 
@@ -108,10 +108,10 @@ class FilaRun:
         # FILA's kernel function for this hand-off's argument types, once its first slice has looked it up
         self._fila = None
         # only the list families used from here on
-        used = families(plan, self.p0)
+        fams = families(plan, self.p0)
         # the hand-offs still to come at least: the branches left at DLX's levels above
         upcoming = 1 + int((search.end[:level].astype(np.int64) - search.cur[:level]).sum())
-        h = handoff_lists(search, plan, used, plan_atlas(cover, plan, upcoming))
+        h = handoff_lists(search, plan, fams, plan_atlas(cover, plan, upcoming))
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.n_open, self.n_words = n_open, n_words
         self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
@@ -127,7 +127,7 @@ class FilaRun:
         # the method, not np.any: its dispatch costs a small hand-off more than the test
         self.spare = bool((self.slack > 0).any())
         self.kind = plan.kind
-        self.fam = used.fam
+        self.fam = fams.fam
         depth = self.p0 + 1
         self.fstate = np.zeros(N_FSTATE, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD

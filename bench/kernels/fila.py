@@ -88,9 +88,9 @@ def shortfall(left, slack):
 def board(chosen, prefix, img_opt, entry_img, stk, depth):
     """The options on the board at ``depth`` (a cover's, or a trace event's) into ``chosen``; returns how many.
 
-    Out of :func:`fila_search`'s loop, as :func:`shortfall` and :func:`~bench.kernels.codes.traced` are: called at covers and trace
-    events only, where numba would paste a closure's body at each of its calls and compile the kernel again with
-    every paste (as closures, these three made the kernel's numba IR 12 % larger).
+    Out of :func:`fila_search`'s loop, as :func:`shortfall` and :func:`~bench.kernels.codes.traced` are: called at
+    covers and trace events only, where numba would paste a closure's body at each of its calls and compile the
+    kernel again with every paste (as closures, these three made the kernel's numba IR 12 % larger).
     """
     n_prefix = prefix.shape[0]
     for t in range(n_prefix):

@@ -234,6 +234,7 @@ def neighbour_directions(nb_ptr, nb, n_words):
     # the shifts right and left as loops: a ufunc (np.maximum) here would have every run that loads this kernel
     # import numba's ufunc machinery (5 ms)
     right = np.empty(MAX_DIRECTIONS, dtype=np.int64)
+    # in place: each delta is read before its slot is written
     left = deltas
     for i in range(n_dirs):
         d = deltas[i]
