@@ -19,6 +19,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 from bench.system.files import write_atomic
 
@@ -57,7 +58,7 @@ def compare(python: str, before: str, after: str, case: tuple, rounds: int) -> d
             times[checkout].append(seconds)
             counters[checkout].add(counts)
     ratios = [b / a for b, a in zip(times[before], times[after])]
-    return {"case": f"{engine} {' '.join(options)} {path}".replace("  ", " "),
+    return {"case": case_line(case),
             "before": statistics.median(times[before]), "after": statistics.median(times[after]),
             "before_range": (min(times[before]), max(times[before])),
             "after_range": (min(times[after]), max(times[after])),
@@ -99,9 +100,20 @@ def checkouts_parser(prog: str, doc: str, rounds: int) -> argparse.ArgumentParse
     return parser
 
 
-def selected(args: argparse.Namespace, line: str) -> bool:
-    """Whether the case ``line`` describes runs: every case without ``--only``, else those holding one of its texts."""
-    return not args.only or any(text in line for text in args.only)
+def case_line(case: tuple) -> str:
+    """A case as ``--only`` reads it: engine, options, file."""
+    engine, path, options = case
+    return " ".join([engine, *options, path])
+
+
+def selected(parser: argparse.ArgumentParser, args: argparse.Namespace, cases: list, line: Callable) -> list:
+    """The cases to run: all of them without ``--only``, else those whose ``line(case)`` holds one of its texts; a
+    usage error (one line, exit 2) before anything runs when no case does."""
+    chosen = [case for case in cases if not args.only or any(text in line(case) for text in args.only)]
+    if not chosen:
+        parser.error(f"--only {', '.join(map(repr, args.only))}: no case holds it; the cases: "
+                     + "; ".join(line(case) for case in cases))
+    return chosen
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,9 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = checkouts_parser("python -m benchmarks.checkouts", __doc__, rounds=5)
     args = parser.parse_args(argv)
     rows = []
-    for case in CASES:
-        if not selected(args, f"{case[0]} {' '.join(case[2])} {case[1]}"):
-            continue
+    for case in selected(parser, args, CASES, case_line):
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))
         print(f"{rows[-1]['case']}: before {rows[-1]['before']:.4f} s, after {rows[-1]['after']:.4f} s, "
               f"ratio {rows[-1]['ratio']:.3f}, counters identical: {rows[-1]['identical']}", flush=True)

@@ -145,9 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cold", action="store_true", help="first solves on empty kernel caches instead")
     args = parser.parse_args(argv)
     rows = []
-    for case in COLD_CASES if args.cold else CASES:
-        if not selected(args, " ".join(case)):
-            continue
+    for case in selected(parser, args, COLD_CASES if args.cold else CASES, " ".join):
         rows.append(compare(args.python, args.before, args.after, case, args.rounds, args.cold))
         r = rows[-1]
         print(f"{r['case']}: before {r['before_wall'][0]:.3f} s, after {r['after_wall'][0]:.3f} s wall, "
