@@ -250,28 +250,23 @@ def neighbour_shifts(nb_ptr, nb, n_words) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 @njit(cache=True)
-def narrow_lists(in_play, numbering, atlas, fam_rows):
+def narrow_lists(n_cells, count, numbering, atlas, fam_rows, img_of, img_lay):
     """:func:`build_lists`'s lists for a DLX state, narrowed from an :class:`Atlas`'s instead of built.
 
-    The options still in play (``options``, ascending: :func:`active_options`
-    sorted) become the images; local cell c's list set for local neighbour
-    occupancy z' is the atlas's list set of its cell for the occupancy with
-    every filled neighbour set and the open ones as z' says (the local
-    numbering keeps the atlas's cell order, so the i-th open neighbour is the
-    i-th either way), less the images no longer in play, in the same order.
-    So every array equals :func:`build_lists`'s for the same state.  Row f of
-    ``fam_rows`` is the atlas's row of the hand-off's family f.  Returns
-    ``options, lp, lay, entry_img, nonempty, ls_base, vmask, n_entries``:
-    ``lay`` and ``entry_img`` hold ``n_entries`` rows (sized for the atlas's).
+    The images are the options still in play, ascending (option o is image
+    ``img_of[o]``, -1 when not in play; ``img_lay`` their layout words, as
+    :func:`sub_images` gives them); the open cells are the first
+    ``n_cells`` items with ``count`` 0.  Local cell c's list set for local
+    neighbour occupancy z' is the atlas's list set of its cell for the
+    occupancy with every filled neighbour set and the open ones as z' says
+    (the local numbering keeps the atlas's cell order, so the i-th open
+    neighbour is the i-th either way), less the images no longer in play, in
+    the same order.  So every array equals :func:`build_lists`'s for the
+    same state.  Row f of ``fam_rows`` is the atlas's row of the hand-off's
+    family f.  Returns ``lp, lay, entry_img, nonempty, ls_base, vmask,
+    n_entries``: ``lay`` and ``entry_img`` hold ``n_entries`` rows (sized
+    for the atlas's).
     """
-    n_cells = in_play.n_cells
-    count = in_play.count
-    size = in_play.size
-    sets = in_play.sets
-    set_start = in_play.set_start
-    node_opt = in_play.node_opt
-    opt_ptr = in_play.opt_ptr
-    opt_items = in_play.opt_items
     local_of = numbering.local_of
     shape_of = numbering.shape_of
     n_local = numbering.n_local
@@ -282,28 +277,6 @@ def narrow_lists(in_play, numbering, atlas, fam_rows):
     ls_base_m = atlas.ls_base
     vmask_m = atlas.vmask
     n_shapes_m = atlas.n_shapes
-    n_opt = opt_ptr.shape[0] - 1
-    img_of = np.empty(n_opt, dtype=np.int32)
-    for o in range(n_opt):
-        img_of[o] = -1
-    for t in range(n_cells):
-        if count[t] == 0:
-            for k in range(set_start[t], set_start[t] + size[t]):
-                img_of[node_opt[sets[k]]] = 0
-    n_img = 0
-    for o in range(n_opt):
-        if img_of[o] == 0:
-            img_of[o] = n_img
-            n_img += 1
-    options = np.empty(n_img, dtype=np.int32)
-    img_lay = np.zeros((n_img, n_words), dtype=np.uint64)
-    for o in range(n_opt):
-        i = img_of[o]
-        if i >= 0:
-            options[i] = o
-            for z in range(opt_ptr[o], opt_ptr[o + 1] - 1):
-                c = local_of[opt_items[z]]
-                img_lay[i, c >> 6] |= np.uint64(1) << np.uint64(c & 63)
     # the atlas's bits of the open cells, and the local cell of each
     n_bits = ls_base_m.shape[1]
     w_m = vmask_m.shape[1]
@@ -392,7 +365,7 @@ def narrow_lists(in_play, numbering, atlas, fam_rows):
                     break
                 # the next subset of the open ones, in increasing order, as the local z' counts
                 sub = (sub - opened) & opened
-    return options, lp, lay, entry_img, nonempty, ls_base, vmask, n
+    return lp, lay, entry_img, nonempty, ls_base, vmask, n
 
 
 Handoff = namedtuple("Handoff", [
@@ -416,20 +389,26 @@ def build_handoff(in_play: InPlay, lo, hi, nb_ptr_g, nb_g, rank_g, ordered, nof,
     With an :class:`Atlas` (and ``fam_rows``, its rows of the families in
     ``rank_g``) the lists are narrowed from the atlas's
     (:func:`narrow_lists`) instead: the same arrays, without building them.
+    Both ways start from the same images (:func:`sub_images`): compiled
+    once for both, where the narrowing's own copy of that step cost its
+    library a third of its compile time.
     """
     (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
      full) = local_puzzle(in_play.n_cells, in_play.count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
     # each family's scan: its cells by rank, ties in cell order
     order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
+    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
+    options = np.sort(active_options(in_play))
+    img_ptr, img_cells, img_shape, img_lay = sub_images(options, in_play.opt_ptr, in_play.opt_items, local_of,
+                                                        shape_of, n_words)
     if atlas is not None:
-        options, lp, lay, entry_img, nonempty, ls_base, vmask, n = narrow_lists(
-            in_play, Numbering(local_of, shape_of, n_local, n_words), atlas, fam_rows)
+        img_of = np.full(len(in_play.opt_ptr) - 1, -1, dtype=np.int32)
+        img_of[options] = np.arange(len(options), dtype=np.int32)
+        lp, lay, entry_img, nonempty, ls_base, vmask, n = narrow_lists(
+            in_play.n_cells, in_play.count, Numbering(local_of, shape_of, n_local, n_words), atlas, fam_rows, img_of,
+            img_lay)
         lay, entry_img = lay[:n], entry_img[:n]
     else:
-        # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
-        options = np.sort(active_options(in_play))
-        img_ptr, img_cells, img_shape, img_lay = sub_images(options, in_play.opt_ptr, in_play.opt_items, local_of,
-                                                            shape_of, n_words)
         lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
                                                                      len(left), fam_rank, ordered, nb_ptr, nb, nof)
     right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)

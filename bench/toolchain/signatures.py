@@ -154,10 +154,13 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int64',
         )),
         ('bench.kernels.fila_lists.narrow_lists', (
-            'bench.kernels.fila_lists.InPlay(int64, int32[:], int32[:], uint32[:], uint32[:], uint32[:], readonly int32[:], readonly int32[:])',
+            'int64',
+            'int32[:]',
             'bench.kernels.fila_lists.Numbering(int32[:], int32[:], int64, int64)',
             'bench.kernels.fila_lists.Atlas(int32[:], uint64[:], int32[:], int32[:, :], uint64[:, :], int64, int32[:])',
             'int32[:]',
+            'int32[:]',
+            'uint64[:, :]',
         )),
     ),
     'fila2': (
@@ -220,10 +223,13 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int64',
         )),
         ('bench.kernels.fila_lists.narrow_lists', (
-            'bench.kernels.fila_lists.InPlay(int64, int32[:], int32[:], uint32[:], uint32[:], uint32[:], readonly int32[:], readonly int32[:])',
+            'int64',
+            'int32[:]',
             'bench.kernels.fila_lists.Numbering(int32[:], int32[:], int64, int64)',
             'bench.kernels.fila_lists.Atlas(int32[:], uint64[:], int32[:], int32[:, :], uint64[:, :], int64, int32[:])',
             'int32[:]',
+            'int32[:]',
+            'uint64[:, :]',
         )),
     ),
 }
