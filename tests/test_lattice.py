@@ -160,6 +160,27 @@ def test_normalize_moves_only_by_lattice_translations():
     assert np.array_equal(FCC.normalize(odd_corner + [5, 3, 0]), shifted)
 
 
+@pytest.mark.parametrize("name", BUNDLED_NAMES)
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_orientations_at_once_are_each_motion_applied_and_normalized(name, data):
+    # _distinct moves a piece by every motion at once: the same images, in the same order, as one motion at a time
+    lattice = LATTICES[name]
+    cells = [lattice.normalize(np.zeros((1, 3), dtype=np.int64))[0]]
+    for _ in range(data.draw(st.integers(0, 6))):
+        cell = cells[data.draw(st.integers(0, len(cells) - 1))]
+        offsets = lattice.type_offsets[lattice.type_of(cell[None, :])[0]]
+        cells.append(cell + offsets[data.draw(st.integers(0, len(offsets) - 1))])
+    cells = np.unique(np.array(cells), axis=0)
+    motions = data.draw(st.lists(st.integers(0, len(lattice.motions) - 1), min_size=1, unique=True))
+    one_at_a_time: dict[bytes, np.ndarray] = {}
+    for m in motions:
+        image = lattice.normalize(lattice.apply(m, cells))
+        one_at_a_time.setdefault(image.tobytes(), image)
+    at_once = lattice._distinct(cells, motions)
+    assert [o.tolist() for o in at_once] == [o.tolist() for o in one_at_a_time.values()]
+
+
 @pytest.mark.parametrize("name, dims, one_side, count", [
     ("cubic", (3, 3, 1), False, 8), ("cubic", (3, 3, 1), True, 4), ("cubic", (3, 3, 3), False, 24),
     ("hex", (3, 3, 1), False, 12), ("hex", (3, 3, 1), True, 6),

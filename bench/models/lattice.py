@@ -775,11 +775,33 @@ class Lattice:
         return None
 
     def _distinct(self, cells, motions) -> list[np.ndarray]:
+        # every motion at once (what apply and normalize do to one): a piece's 24 or 48 images one by one cost a
+        # small solve a tenth of its process
+        motions = np.asarray(motions, dtype=np.int64)
+        if len(cells) == 0 or len(motions) == 0:
+            return [self.normalize(self.apply(int(m), cells)) for m in motions[:1]]
+        matrices, shifts = self._motion_arrays
+        kinds = np.zeros(len(cells), dtype=np.int64) if len(self.types) == 1 else self.type_of(cells)
+        images = np.einsum("kij,nj->kni", matrices[motions], cells) + shifts[motions][:, kinds]
+        low = images.min(axis=1) * self.translation_axes
+        if self._index != 1:
+            low = low - self.reduce(low)
+        images -= low[:, None, :]
+        # each image's rows in lexicographic order: one key per cell, the coordinates' ranges side by side
+        base = images.min(axis=(0, 1))
+        span = images.max(axis=(0, 1)) - base + 1
+        keys = ((images[..., 0] - base[0]) * span[1] + images[..., 1] - base[1]) * span[2] + images[..., 2] - base[2]
+        images = np.take_along_axis(images, np.argsort(keys, axis=1)[:, :, None], axis=1)
         seen: dict[bytes, np.ndarray] = {}
-        for m in motions:
-            o = self.normalize(self.apply(int(m), cells))
+        for o in images:
             seen.setdefault(o.tobytes(), o)
         return list(seen.values())
+
+    @cached_property
+    def _motion_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every motion's matrix (``int64[k, 3, 3]``) and its shift of each type (``int64[k, types, 3]``)."""
+        return (np.array([g.matrix for g in self.motions], dtype=np.int64).reshape(-1, 3, 3),
+                np.array([g.shifts for g in self.motions], dtype=np.int64).reshape(len(self.motions), -1, 3))
 
     def describe(self, motion: Motion) -> str:
         """A short readable name of a motion."""
