@@ -279,6 +279,36 @@ def test_prefetches_gathered_start_one_child_for_the_dearest_of_them_all(monkeyp
     assert warmup._children == {} and set(warmup._recorded) == {"bits", "sets", "fila1"}
 
 
+def test_a_second_child_takes_a_kernel_left_here_only_where_this_process_has_more_to_build(monkeypatch, tmp_path):
+    import os
+
+    _fake_specializations(monkeypatch, tmp_path, ["sets", "fila1", "bits", "sampler", "filters"])
+    monkeypatch.setattr(warmup, "_batch", None)
+    monkeypatch.setattr(warmup, "_built", 0.0)
+    monkeypatch.setattr(warmup, "_child_start", {})
+    monkeypatch.setattr(warmup, "COLD_COST", {"fila1": 11.3, "sets": 6.9, "bits": 4.7, "sampler": 3.2, "filters": 1.9})
+    me = os.getpid()
+    # bench run's first prefetch, before any puzzle: FILA's kernel in a child, DLX's two left here
+    with warmup.prefetching():
+        warmup.prefetch(["bits", "sets"])
+        warmup.prefetch(["fila1", "sets"])
+    assert set(warmup._children) == {"fila1"} and sorted(warmup._here) == ["bits", "sets"]
+    # FILA's own prefetch of a puzzle: 4.7 left here beside sets is less than the child's 11.3, so no second child
+    warmup.prefetch(["fila1", "sets"])
+    assert set(warmup._children) == {"fila1"}
+    # the sampler and the filters built here (5.1): the child has about 6.2 left, this process sets' 6.9 beside bits
+    warmup.ensure(["sampler"])
+    warmup.ensure(["filters"])
+    warmup.prefetch(["bits"])
+    assert set(warmup._children) == {"fila1", "bits"} and warmup._here == ["sets"]
+    warmup.ensure(["bits", "sets", "fila1"])
+    runs = {name: [int(pid) for pid in (tmp_path / name).read_text().split()] for name in ("bits", "sets", "fila1")}
+    assert runs["sets"] == [me]
+    for name in ("bits", "fila1"):
+        assert len(runs[name]) == 2 and runs[name][0] != me and runs[name][1] == me, name
+    assert warmup._children == {} and warmup._here == []
+
+
 def test_bench_run_starts_every_engines_kernels_before_it_waits_for_any(monkeypatch):
     from bench.comparison import rounds
     from bench.engines import Engine

@@ -71,6 +71,11 @@ _children: dict[str, object] = {}
 """Specialization -> the forked child (a ``multiprocessing`` process) compiling it into the cache."""
 _here: list[str] = []
 """Specializations a :func:`prefetch` left to this process, compiled while it waits for a child."""
+_built = 0.0
+"""The :data:`COLD_COST` of the libraries this process has built: how far a child forked meanwhile has got, counted in
+work (the two processes compile at about the same pace) rather than read off a clock."""
+_child_start: dict[str, float] = {}
+"""Specialization -> :data:`_built` when the child compiling it was forked."""
 _batch: set[str] | None = None
 """The specializations prefetched within :func:`prefetching`, else None."""
 _now: list[tuple[str, float]] = []
@@ -150,9 +155,10 @@ def ensure(names: Iterable[str]) -> float:
     specializations none of whose kernels are compiled yet are shared out
     with a forked child (see the module docstring).
     """
-    global _spent
+    global _spent, _built
     names = sorted(set(names))
     todo = [name for name in names if name not in _recorded]
+    cold = []
     if todo:
         cold = _cold_names([name for name in todo if name not in _children])
         if cold:
@@ -168,8 +174,12 @@ def ensure(names: Iterable[str]) -> float:
         start = time.perf_counter()
         _now.append((name, start))
         try:
+            # compiled here when nothing of it was and no child has it (_wait_for compiles this process's others)
+            by_me = name in cold and name not in _children
             _wait_for(name)
             _warm(name)
+            if by_me:
+                _built += COLD_COST.get(name, 0.0)
         except BaseException:
             del _recorded[name]
             raise
@@ -219,19 +229,40 @@ def prefetch(names: Iterable[str]) -> None:
     give one process to spare: a child each for FILA's and DLX's kernels
     beside the sampler's here cost a first 10x6 solve 1 to 2 s more CPU
     than two processes (each process compiles the kernels' shared callees
-    and numba's own implementations again).
+    and numba's own implementations again).  A second child only takes one
+    of the specializations an earlier prefetch left to this process, and
+    only where this process would still have more to compile than the
+    first child has left (in :data:`COLD_COST`, what this process built
+    since counting as the child's progress): a first ``bench run`` of 10x6
+    and the Soma cube otherwise built the bitset and sparse-set kernels one
+    after the other while the child's FILA kernel was long done.
     """
     if _batch is not None:
         _batch.update(names)
         return
-    cold = [name for name in sorted(set(names))
-            if name not in _recorded and name not in _children and name not in _here and _cold(name)]
-    if not cold:
+    cold = [name for name in sorted(set(names)) if name not in _recorded and name not in _children and _cold(name)]
+    fresh = [name for name in cold if name not in _here]
+    if fresh:
+        dearest = max(fresh, key=lambda name: COLD_COST[name])
+        _start_child([dearest])
+        if dearest in _children:
+            _here.extend(name for name in fresh if name != dearest and name not in _here)
         return
-    dearest = max(cold, key=lambda name: COLD_COST[name])
-    _start_child([dearest])
-    if dearest in _children:
-        _here.extend(name for name in cold if name != dearest and name not in _here)
+    # all of them left to this process already (a run's first prefetch guesses what every cover needs): one goes to
+    # a second child where this process would still have as much to compile as the child has left, as when a
+    # puzzle's DLX needs the bitset kernel while the parent has the sparse-set one to build and the child FILA's
+    for name in sorted(cold, key=lambda name: -COLD_COST[name]):
+        rest = sum(COLD_COST[other] for other in _here if other != name and other not in _recorded)
+        if len(set(map(id, _children.values()))) == 1 and rest > _child_left():
+            _start_child([name])
+            if name in _children:
+                _here.remove(name)
+            return
+
+
+def _child_left() -> float:
+    """The :data:`COLD_COST` the running children have still to compile, less what this process built meanwhile."""
+    return sum(max(COLD_COST[name] - (_built - _child_start.get(name, _built)), 0.0) for name in _children)
 
 
 @contextmanager
@@ -316,6 +347,7 @@ def _start_child(names: list[str]) -> None:
     child.start()
     for name in names:
         _children[name] = child
+        _child_start[name] = _built
 
 
 def _set_up_compiler(names: list[str]) -> None:
