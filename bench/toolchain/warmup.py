@@ -249,7 +249,7 @@ def prefetch(names: Iterable[str]) -> None:
             _here.extend(name for name in fresh if name != dearest and name not in _here)
         return
     # all of them left to this process already (a run's first prefetch guesses what every cover needs): one goes to
-    # a second child where this process would still have as much to compile as the child has left, as when a
+    # a second child where this process would still have more to compile than the child has left, as when a
     # puzzle's DLX needs the bitset kernel while the parent has the sparse-set one to build and the child FILA's
     for name in sorted(cold, key=lambda name: -COLD_COST[name]):
         rest = sum(COLD_COST[other] for other in _here if other != name and other not in _recorded)
