@@ -443,12 +443,12 @@ def test_the_schedule_goes_oldest_first_and_budgets_from_the_work_two_generation
 def test_a_stopped_worker_has_its_sub_problem_solved_again(tmp_path):
     from support.abuse import STOPPED
 
-    # the abuse suite's script: a split run of 10x6 whose first worker is stopped (SIGSTOP) 0.3 s in; a worker that
-    # happens to be between tasks then has nothing to hand back (CI under load: once), so up to three runs, each
-    # with the exact counts, until one stops a worker in the middle of a sub-problem
+    # the abuse suite's script: a split run of 10x6 whose first worker is stopped (SIGSTOP) as soon as the workers have
+    # their first sub-problems; a worker that happens to be between tasks then has nothing to hand back, so up to
+    # three runs, each with the exact counts, until one stops a worker in the middle of a sub-problem
     stderr = []
     for _ in range(3):
-        child = subprocess.run([sys.executable, "-c", STOPPED, str(DEFS / "pentominoes_10x6.txt"), "0.3"], cwd=ROOT,
+        child = subprocess.run([sys.executable, "-c", STOPPED, str(DEFS / "pentominoes_10x6.txt"), "0"], cwd=ROOT,
                                capture_output=True, text=True, timeout=300)
         assert child.returncode == 0, child.stderr
         assert child.stdout.split() == ["solved", "2339", "9356"]

@@ -638,15 +638,23 @@ STOPPED = """
 import multiprocessing, os, signal, sys, threading, time
 import bench
 from bench.engines import Settings, get_engine
+from bench.parallel.progress import Progress
 from bench.parallel.runner import ParallelOptions, solve_parallel
 [puzzle] = bench.load(sys.argv[1])
 cover = bench.Cover.from_puzzle(puzzle, redundancy=True)
 def stop_one():
-    while not multiprocessing.active_children():
-        time.sleep(0.01)
     time.sleep(float(sys.argv[2]))
     os.kill(multiprocessing.active_children()[0].pid, signal.SIGSTOP)
-threading.Thread(target=stop_one, daemon=True).start()
+# the delay counts from the fifth sub-problem answered, when both workers are searching: from the first worker's
+# start, a stop could come before it took a sub-problem, or after the last answer (10x6 splits in 0.3 s)
+answered = []
+advance = Progress.advance
+def counted(self, *args):
+    answered.append(args[0])
+    if len(answered) == 5:
+        threading.Thread(target=stop_one, daemon=True).start()
+    return advance(self, *args)
+Progress.advance = counted
 r = solve_parallel(cover, get_engine("dlx"), Settings(), ParallelOptions(workers=2, depth=2, stall_seconds=2))
 print(r.status.value, r.unique, r.total)
 """
