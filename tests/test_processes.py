@@ -119,6 +119,29 @@ def test_a_call_past_its_deadline_is_killed_and_a_quick_one_returns():
         call_with_deadline(divmod, 10.0, 1, 0)
 
 
+PENDING_STOP = """
+import multiprocessing, os, signal
+from bench.system import signals
+from bench.system.processes import _call_child
+def child():
+    # the state of a call's child whose stop signal came while the fork's mask still held it
+    with signals.handled():
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        os.kill(os.getpid(), signal.SIGTERM)
+        receive, send = multiprocessing.Pipe(duplex=False)
+        _call_child(sum, ([1, 2],), send, os.getppid(), False)
+process = multiprocessing.get_context("fork").Process(target=child)
+process.start()
+process.join()
+print(process.exitcode)
+"""
+
+
+def test_a_stop_held_by_the_forks_mask_ends_the_child_without_a_traceback():
+    done = subprocess.run([sys.executable, "-c", PENDING_STOP], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["1"] and "Traceback" not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize("engine", ["dlx", "fila"])
 def test_the_time_limit_stops_a_search_with_dear_nodes_promptly(engine):
     # a volume filter at every node makes nodes dear: the first slice once ran far past the limit
