@@ -1,12 +1,15 @@
 """Before and after: the same searches in two checkouts of bench, interleaved, for a change that must not slow them.
 
-``python -m benchmarks.checkouts BEFORE AFTER [--rounds R] [--python PY] [--only TEXT ...]``
+``python -m benchmarks.checkouts BEFORE AFTER [--rounds R] [--python PY] [--only TEXT ...] [--bundled]``
 runs ``bench solve -q -i -w 1`` on each case in the checkout BEFORE and
 in AFTER by turns (A B, then B A, ...), each a fresh process whose kernels
 are already cached, and compares the search seconds (``SOLVE_SECONDS``)
 round by round: the median of BEFORE/AFTER ratios is robust to the drift of
 a shared machine.  The machine-independent counters (covers, unique,
-total, nodes, attempts, fits) must be identical.  Writes
+total, nodes, attempts, fits) must be identical, unless the change is
+meant to change the tree.  ``--bundled`` adds an untuned ``fila`` solve of
+every bundled puzzle whose search takes under a second (:data:`BUNDLED`),
+for a change of the automatic configuration.  Writes
 ``results/checkouts-COMMIT-COMMIT.md``.  A checkout is any directory holding
 the ``bench`` package (``git worktree add DIR COMMIT``); PY must have
 bench's dependencies installed.
@@ -34,6 +37,16 @@ CASES = [
     # a small solve: three hand-offs whose Python set-up is a third of the search (issue 43's polycube anchor)
     ("fila", "defs/somacube.txt", []),
 ]
+BUNDLED = [("fila", f"defs/{name}.txt", []) for name in (
+    "dominoes_4x4", "dominoes_6x6", "dominoes_checkered_6x6", "dominoes_fixed_2x10", "hexiamonds_6x6",
+    "hexprism_shader_triangle", "meteor", "pentacubes_planar_2x3x10", "pentacubes_planar_2x5x6", "pentominoes_10x6",
+    "pentominoes_12x5", "pentominoes_15x4", "pentominoes_1s_18x5", "pentominoes_1s_30x3", "pentominoes_20x3",
+    "pentominoes_8x8_scott", "polyspheres_square_pyramid_30", "polyspheres_tetrahedron_20", "somacube",
+    "squares_dominoes_2x6", "tetraboloes_pentaboloes_4x4", "tetrahexes_4x7", "tetraocta_octahedron_2",
+    "tetrominoes_cylinder_5x4", "tetrominoes_torus_5x4")]
+"""An untuned ``fila`` solve of each bundled puzzle whose search takes under a second (``--bundled``); the others
+(the Tetris Cube, the 13x13 diamond, the pentacubes in 3x4x5, the torus, the hexominoes, dominoes 8x8) take
+seconds to minutes a round."""
 COUNTERS = ("SOLUTIONS", "UNIQUE", "TOTAL", "NODES", "ATTEMPTS_TOTAL", "FITS_TOTAL")
 
 
@@ -119,9 +132,12 @@ def selected(parser: argparse.ArgumentParser, args: argparse.Namespace, cases: l
 def main(argv: list[str] | None = None) -> int:
     """Compare the checkouts; returns 1 when a counter differs."""
     parser = checkouts_parser("python -m benchmarks.checkouts", __doc__, rounds=5)
+    parser.add_argument("--bundled", action="store_true",
+                        help="add an untuned fila solve of every bundled puzzle that takes under a second")
     args = parser.parse_args(argv)
     rows = []
-    for case in selected(parser, args, CASES, case_line):
+    cases = CASES + [case for case in BUNDLED if case not in CASES] if args.bundled else CASES
+    for case in selected(parser, args, cases, case_line):
         rows.append(compare(args.python, args.before, args.after, case, args.rounds))
         print(f"{rows[-1]['case']}: before {rows[-1]['before']:.4f} s, after {rows[-1]['after']:.4f} s, "
               f"ratio {rows[-1]['ratio']:.3f}, counters identical: {rows[-1]['identical']}", flush=True)

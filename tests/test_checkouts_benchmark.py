@@ -1,5 +1,7 @@
 """The A/B benchmarks' case selection (``--only``), shared by benchmarks.checkouts and benchmarks.startup."""
 
+from pathlib import Path
+
 import pytest
 
 from benchmarks import checkouts, startup
@@ -25,3 +27,17 @@ def test_only_keeps_the_cases_that_hold_one_of_its_texts():
                               checkouts.CASES, checkouts.case_line)
     assert [(engine, path) for engine, path, _ in some] == [("dlx:sets", "defs/pentominoes_10x6.txt"),
                                                             ("fila", "defs/meteor.txt")]
+
+
+def test_the_bundled_cases_are_bundled_puzzles_under_a_second_and_expected():
+    from bench.models.expected import expected_for
+    import bench
+
+    root = Path(checkouts.__file__).resolve().parents[1]
+    assert len({path for _, path, _ in checkouts.BUNDLED}) == len(checkouts.BUNDLED) >= 20
+    for engine, path, options in checkouts.BUNDLED:
+        assert engine == "fila" and options == []
+        [puzzle] = bench.load(root / path)
+        assert expected_for(puzzle) is not None, path
+    # the slow ones stay out: a round of --bundled must not take minutes
+    assert not {"defs/tetriscube.txt", "defs/dominoes_8x8.txt"} & {path for _, path, _ in checkouts.BUNDLED}

@@ -274,6 +274,46 @@ def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
             want & (2 ** 64 - 1), want >> 64)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([("hex", (8, 8, 1)), ("hex", (9, 10, 1)), ("triangle", (4, 8, 1)), ("fcc", (5, 5, 5)),
+                        ("cubic", (4, 4, 4)), ("cubic", (10, 6, 1)), ("hexprism", (4, 4, 4))]),
+       st.integers(0, 2 ** 128 - 1), st.integers(0, 127))
+def test_isolated_finds_an_open_cell_without_open_neighbours(case, bits, cut):
+    from bench.models.lattice import get_lattice
+
+    name, dims = case
+    lattice = get_lattice(name)
+    grid = lattice.grid_shape(dims)
+    n = int(np.prod(grid))
+    coords = [(x, y, z) for x in range(grid[0]) for y in range(grid[1]) for z in range(grid[2])]
+    valid = lattice.valid(coords)
+    index = {c: i for i, c in enumerate(coords) if valid[i]}
+    ptr, nb = [0], []
+    for c, row in zip(coords, lattice.neighbours(coords)):
+        if c in index:
+            nb.extend(index[tuple(map(int, d))] for d in row if tuple(map(int, d)) in index)
+        ptr.append(len(nb))
+    ptr, nb = np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
+    words = 1 if n <= 64 else 2
+    right, left, masks = fila_lists.neighbour_shifts(ptr, nb, words)
+    # dense random fields rarely leave a cell alone: thin them to the cells below a random cut too
+    h = bits & sum(1 << i for i in index.values()) & ((1 << cut) - 1 if bits & 1 else (1 << 128) - 1)
+    want = any(h >> c & 1 and not any(h >> int(d) & 1 for d in nb[ptr[c]:ptr[c + 1]]) for c in range(n))
+    masks = fila_lists.words(masks)
+    if words == 1:
+        assert bf.isolated(h, right, left, masks) == want
+        assert _isolated(np.uint64(h), right, left, masks) == want
+    else:
+        two = (h & (2 ** 64 - 1), h >> 64)
+        assert bf.isolated(two, right, left, masks) == want
+        assert _isolated((np.uint64(two[0]), np.uint64(two[1])), right, left, masks) == want
+
+
+@njit
+def _isolated(h, right, left, masks):
+    return bf.isolated(h, right, left, masks)
+
+
 @njit
 def _fewest_open(h, right, left, masks):
     return bf.fewest_open(h, right, left, masks, False)
@@ -282,6 +322,36 @@ def _fewest_open(h, right, left, masks):
 @njit
 def _fewest_open_wide(h, right, left, masks):
     return bf.fewest_open(h, right, left, masks, True)
+
+
+@pytest.mark.parametrize("name, order, fila", [("meteor.txt", "f@1,0,2=10", 10), ("meteor.txt", "e=9", 9),
+                                               ("pentominoes_10x6.txt", "f=11", 11),
+                                               ("hexiamonds_6x6.txt", "f=12", 12)])
+def test_the_isolated_cell_trigger_prunes_placements_and_changes_no_count(name, order, fila):
+    puzzle = one(DEFS / name)
+    cover = Cover.from_puzzle(puzzle, redundancy=True)
+    plain = FilaEngine().solve(cover, Settings(order=order, fila=fila))
+    r = FilaEngine().solve(cover, Settings(order=order, fila=fila, isolated_backtrack=1))
+    assert (r.status, r.covers, r.unique, r.total) == (Status.SOLVED, plain.covers, plain.unique, plain.total)
+    assert expected_for(puzzle).total == r.total
+    assert r.stats["isolated_backtracks"] > 0 and plain.stats["isolated_backtracks"] == 0
+    # a placement the trigger undoes is no node: the nodes it saves are at least the placements it undid
+    assert plain.stats["nodes"] - r.stats["nodes"] >= r.stats["isolated_backtracks"]
+    assert r.variant.endswith("/c1")
+    # checked while at least 4 pieces remain: fewer placements undone, the same counts
+    later = FilaEngine().solve(cover, Settings(order=order, fila=fila, isolated_backtrack=4))
+    assert (later.covers, later.total) == (r.covers, r.total)
+    assert 0 < later.stats["isolated_backtracks"] < r.stats["isolated_backtracks"]
+    assert sum(later.stats["isolated_backtracks_by_remaining"][:4]) == 0
+
+
+def test_the_isolated_cell_trigger_is_off_while_a_piece_of_one_cell_is_left():
+    # 2x6 in squares and dominoes: a square fills a cell without open neighbours
+    cover = Cover.from_puzzle(one(DEFS / "squares_dominoes_2x6.txt"))
+    plain = FilaEngine().solve(cover, Settings(order="f"))
+    r = FilaEngine().solve(cover, Settings(order="f", isolated_backtrack=1))
+    assert (r.covers, r.total, r.stats["nodes"]) == (plain.covers, plain.total, plain.stats["nodes"])
+    assert r.stats["isolated_backtracks"] == 0
 
 
 def test_no_handoff_while_more_than_128_cells_are_open():
@@ -435,8 +505,8 @@ def _gathered(v, m):
 
 @settings(max_examples=40, deadline=None)
 @given(tiled_puzzles(), st.sampled_from(["f", "e", "s", "x", "R", "e=6:f=2", "s=5:y=3"]), st.booleans(),
-       st.integers(0, 40), st.booleans())
-def test_random_tilings_fila_agrees_with_dlx(text, order, nof, handoff, redundancy):
+       st.integers(0, 40), st.booleans(), st.integers(0, 3))
+def test_random_tilings_fila_agrees_with_dlx(text, order, nof, handoff, redundancy, isolated):
     from bench.models.definition import parse_text
     from bench.models.puzzle import Puzzle
 
@@ -444,6 +514,6 @@ def test_random_tilings_fila_agrees_with_dlx(text, order, nof, handoff, redundan
     n = int(cover.item_hi[cover.n_cells:].sum())
     want = DlxEngine().solve(cover, limits=Limits(node_limit=200_000))
     assume(want.status == Status.SOLVED)
-    r = FilaEngine().solve(cover, Settings(order=order, nof=nof, fila=1 + handoff % n))
+    r = FilaEngine().solve(cover, Settings(order=order, nof=nof, fila=1 + handoff % n, isolated_backtrack=isolated))
     assert want.covers >= 1
     assert (r.covers, r.unique, r.total) == (want.covers, want.unique, want.total)

@@ -207,8 +207,9 @@ def test_an_untuned_fila_configures_the_matrix_every_engine_shares(capsys, tmp_p
     assert choice["engine"] == "fila" and choice["redundancy"] == "X" and len(choice["candidates"]) == 12
     assert doc["run_settings"]["redundancy"] == "auto" and doc["run_settings"]["configured_by"] == "fila"
     fila, dlx = rows_of(doc, "fila")[0], rows_of(doc, "dlx")[0]
-    assert fila["variant"] == f"f{choice['fila']}/o{choice['order']}/n1"
-    assert fila["stats"]["nodes"] == 843_024  # the automatic configuration's tree (results/tuning.md)
+    assert fila["variant"] == f"f{choice['fila']}/o{choice['order']}/n1/c1"
+    # the automatic configuration's tree, the isolated-cell trigger's 259,578 undone placements no nodes
+    assert fila["stats"]["nodes"] == 505_486 and fila["stats"]["isolated_backtracks"] == 259_578
     assert (fila["unique"], fila["total"]) == (dlx["unique"], dlx["total"]) == (1010, 4040)
     assert "chosen per puzzle by fila's own configuration" in render_markdown(doc)
 
@@ -218,7 +219,7 @@ def test_the_configuring_engine_runs_with_the_settings_it_chose(capsys, tmp_path
     status, out, err, doc = run(capsys, tmp_path, "-e", "fila,dlx", str(DEFS / "polyspheres_square_pyramid_30.txt"))
     assert status == 0, err
     assert doc["puzzles"][0]["autoconfig"]["order"] == "f=6"
-    assert rows_of(doc, "fila")[0]["variant"] == "f6/of=6/n1"
+    assert rows_of(doc, "fila")[0]["variant"] == "f6/of=6/n1/c1"
 
 
 @pytest.mark.parametrize("argv", [["-e", "dlx,fila", "-r", "#"], ["-e", "dlx,fila", "-V"], ["-e", "dlx"],
@@ -248,7 +249,7 @@ def test_the_configuration_benchmark_reads_a_runs_medians_nodes_and_piece(capsys
                    "variant": v["variant"]} for e, v in got["engines"].items()}
     record = {"pairs": 1, "rounds": 3, "engines": "dlx,fila",
               "puzzles": {"pentominoes_20x3.txt": {"pieces": {"automatic": "X", "rule": "V"}, "engines": engines}}}
-    assert "| pentominoes_20x3.txt | fila | X / V | f11/of=11/n1 | 0.0200 | 0.0500 | 2.50 | 10 | 30 |" in markdown(record)
+    assert "| pentominoes_20x3.txt | fila | X / V | f11/of=11/n1/c1 | 0.0200 | 0.0500 | 2.50 | 10 | 30 |" in markdown(record)
     # an engine without a node count (a SAT solver) prints a dash, not a traceback
     engines["dlx"]["nodes"] = {"automatic": None, "rule": None}
     assert f"| pentominoes_20x3.txt | dlx | X / V | {got['engines']['dlx']['variant']} | 0.0200 | 0.0500 | 2.50 | - | - |" \

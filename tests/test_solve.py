@@ -166,17 +166,19 @@ def test_untuned_fila_filters_a_jagged_region_by_volume_until_a_quarter_of_the_p
 
 
 def test_untuned_fila_on_other_lattices_picks_e_and_leaves_small_puzzles_unfiltered(capsys):
-    # the hexiamonds' rhombus is a full box but not of squares, so FILA picks e, not the rows-of-squares fill f;
-    # the Meteor puzzle loses a sixth of its images to the one-shot filter (421 of 2492 with p0 constrained), but
-    # 10 pieces are too few to filter at nodes
+    # the hexiamonds' rhombus is a full box but not of squares, so FILA picks e, not the rows-of-squares fill f,
+    # from the root (DLX's first level would branch on a cell); the Meteor puzzle loses a sixth of its images to the
+    # one-shot filter, but 10 pieces are too few to filter at nodes; there the race of schedules finds the scan row
+    # by row, from the root, faster than e
     status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", str(DEFS / "hexiamonds_6x6.txt"))
     info = keyvalues(out)
-    assert status == 0 and info["orderingHeuristicConfig"] == "e=11" and (info["UNIQUE"], info["TOTAL"]) == ("156", "624")
+    assert status == 0 and info["orderingHeuristicConfig"] == "e=12" and (info["UNIQUE"], info["TOTAL"]) == ("156", "624")
     status, out, _ = run(capsys, "-e", "fila", "-i", "-q", "-w", "1", str(DEFS / "meteor.txt"))
     info = keyvalues(out)
     removed = int(info["VOLUME_FILTER_ONE_SHOT"])
     assert status == 0 and 0.15 * (int(info["OPTIONS"]) + removed) < removed
-    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("9", "-1", "e=9")
+    assert (info["fila"], info["volumeFilter"], info["orderingHeuristicConfig"]) == ("10", "-1", "f@1,0,2=10")
+    assert info["isolatedBacktrack"] == "1" and int(info["ISOLATED_BACKTRACK_TOTAL"]) > 0
     assert (info["UNIQUE"], info["TOTAL"]) == ("1049", "2098")
 
 

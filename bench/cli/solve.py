@@ -133,13 +133,18 @@ def _add_solve_parser(sub, help: str) -> None:
                          help="branch on the redundancy piece first")
     add_filter_arguments(filters)
 
-    fila = _group(p, "FILA", "The hand-off from DLX to FILA (polycube's -f and -n).", "FILA")
+    fila = _group(p, "FILA", "The hand-off from DLX to FILA (polycube's -f and -n), and FILA's own trigger.", "FILA")
     fila.add_argument("-f", "--fila", type=integer(0, what="a count of pieces"), metavar="N",
                       help="hand each branch from DLX to FILA when N pieces remain (0: DLX only; default for fila: "
                            "all but the first)")
     fila.add_argument("-n", "--nof", action=Switch, default=None,
                       help="FILA's neighbour occupancy filtering (default on; -n0 turns it off)")
     fila.add_argument("--no-nof", dest="nof", action="store_false", help="the same as -n0")
+    fila.add_argument("-c", "--isolated-backtrack", "--isolatedBacktrack", action=OptionalValue, implicit="1",
+                      type=integer(0, what="a count of pieces"), metavar="[N]",
+                      help="at FILA's levels, backtrack when an open cell has no open neighbour (no piece left "
+                           "having one cell), checked while at least N pieces remain (default 1; an untuned fila "
+                           "run turns it on where its scan fills the first open cell)")
 
     output = _group(p, "output", "What is printed: solutions on standard output, the count line on standard "
                                  "error.\nOn a terminal the first few solutions are printed, then the count "
@@ -203,7 +208,7 @@ def cmd_solve(args) -> int:
 
 
 TUNING_FLAGS = ("redundancy", "volume_filter", "parity_filter", "fit_filter", "parity_backtrack", "volume_backtrack",
-                "order", "fila", "nof")
+                "isolated_backtrack", "order", "fila", "nof")
 
 
 def engine_name(args) -> str:
@@ -217,7 +222,7 @@ def engine_name(args) -> str:
         return args.engine or "dlx"
     if args.engine:
         return args.engine
-    return "fila" if args.fila is not None or args.nof is not None else "dlx"
+    return "fila" if args.fila is not None or args.nof is not None or args.isolated_backtrack is not None else "dlx"
 
 
 def tuned(args) -> bool:
@@ -228,7 +233,7 @@ def tuned(args) -> bool:
 def settings_from(args) -> Settings:
     """Engine settings from the command line."""
     return Settings(order=args.order, goal=args.goal, trace=args.trace, fila=args.fila or None,
-                    nof=None if args.fila == 0 else args.nof,
+                    nof=None if args.fila == 0 else args.nof, isolated_backtrack=args.isolated_backtrack or 0,
                     **in_search_settings(args))
 
 
@@ -251,6 +256,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
         "fitRounds": args.fit_rounds,
         "parityBacktrack": settings.parity_backtrack,
         "volumeBacktrack": settings.volume_backtrack,
+        "isolatedBacktrack": settings.isolated_backtrack,
         "redundancyFilterFirst": int(args.redundancy_first),
         "redundancyMethod": prepared.request.redundancy_method or "orientation",
         "trace": settings.trace,
@@ -267,6 +273,7 @@ def configuration(args, prepared, engine_name: str) -> dict:
 
 
 CONSTRAINT_LINES = (("parity_backtracks", "PARITY_BACKTRACK", None), ("volume_backtracks", "VOLUME_BACKTRACK", None),
+                    ("isolated_backtracks", "ISOLATED_BACKTRACK", None),
                     ("fit_filtered", "FIT_FILTER", "FIT_FILTER_ONE_SHOT"),
                     ("parity_filtered", "PARITY_FILTER", "PARITY_FILTER_ONE_SHOT"),
                     ("volume_filtered", "VOLUME_FILTER", "VOLUME_FILTER_ONE_SHOT"))

@@ -174,8 +174,8 @@ OPTIONAL = {
 ITEMS = {("", "command"): str, ("run_settings", "engines"): str}
 """The kind of every element of these lists."""
 STAT_TYPES = {key: int for key in ("nodes", "fits", "no_fits", "branches", "conflicts", "decisions", "clauses",
-                                   "parity_backtracks", "volume_backtracks", "parity_filtered", "volume_filtered",
-                                   "fit_filtered", "attempts", "updates", "dead_ends")}
+                                   "parity_backtracks", "volume_backtracks", "isolated_backtracks", "parity_filtered",
+                                   "volume_filtered", "fit_filtered", "attempts", "updates", "dead_ends")}
 STAT_TYPES.update({f"{key}_by_remaining": list for key in ("attempts", "fits", "updates")})
 """The search counters the reports read from a row's ``stats``, when present."""
 POSITIVE = {("run_settings", "timeout"), ("run_settings", "rounds")}

@@ -6,7 +6,9 @@ of the configuration follows the rules of :mod:`bench.models.tuning` and
 2-D, FILA after the first piece, ``f`` along the box's longest side in a
 rectangle, ``e`` elsewhere), where estimates do not price another choice
 far cheaper: the hand-off one piece later (:func:`_later_handoff`) and,
-outside rectangles, the scan alone rather than ``e`` (:func:`_schedule`).
+outside rectangles, the scan alone rather than ``e`` (:func:`_schedule`);
+and FILA from the root where DLX's first level would branch on a cell
+(:func:`_root_handoff`, read off the cover).
 Which piece is constrained decides the size of the tree: on the 12x5
 pentominoes FILA searches 0.84 M nodes with X and 7.56 M with Z, on the one-sided 30x3 0.55 M with X and 3.87 M
 with z, on the Tetris Cube 79 M with L and 163 M with B, the next best; the
@@ -94,8 +96,10 @@ HANDOFF_PATH_COST = 6.0
 leader's 64 paths measure them: 2 to 3 on the pentacubes, doubled as 64 paths may price them low by half."""
 HANDOFF_GAIN = 0.75
 """A hand-off one piece later is taken when its whole tree is priced at most this share of the rule's."""
-RACE_BELOW = 0.05
-"""The schedules race where the rule's whole search is predicted under this many seconds (:func:`_schedule`)."""
+RACE_BELOW = 0.25
+"""The schedules race where the rule's whole search is predicted under this many seconds (:func:`_schedule`): the
+race stops after :data:`RACE_NODES`, about 0.1 s, paid once, and a search of this size gains more where the other
+schedule wins (the Meteor puzzle: 0.04 s against 0.09 s)."""
 RACE_NODES = 2_000_000
 """The race's searches stop after this many nodes in all, undecided (about 0.06 s of FILA on this project's
 machine)."""
@@ -352,6 +356,7 @@ def choose(puzzle, pipeline: Pipeline, method: str = "orbit") -> Choice:
                      f"round{'s' if rounds > 1 else ''} ({len(alive)} left)")
     _restrict(choice, red)
     if free:
+        _root_handoff(choice, pipeline)
         _schedule(choice, pipeline)
         # the race runs on searches of milliseconds, the hand-off's pricing where the budget pays for whole-tree
         # paths (searches of seconds), so it prices the rule's schedule, on the race's arrays
@@ -460,10 +465,13 @@ def _schedule(choice: Choice, pipeline: Pipeline) -> None:
 
     Only where the rule's search is predicted under :data:`RACE_BELOW`
     (the race then costs about twice the cheaper search's first
-    sub-problems, once: the cover cache keeps the choice); on larger
-    trees ``e`` searched several times fewer nodes than the scan on every
-    bundled puzzle (the Meteor puzzle 0.79 M against 9.9 M, the Tetris
-    Cube 48 M against 477 M), so the rule stands.  On the 30-ball pyramid
+    sub-problems, at most :data:`RACE_NODES` nodes, once: the cover cache
+    keeps the choice); on larger trees ``e`` searched several times fewer
+    nodes than the scan on every bundled puzzle (the Tetris Cube 48 M
+    against 477 M), so the rule stands.  The Meteor puzzle, predicted at
+    0.05 to 0.2 s depending on the piece, races from the root: the scan row
+    by row with the isolated-cell trigger searches 0.69 M nodes, ``e``
+    0.72 M at twice the price per node.  On the 30-ball pyramid
     the scan's whole search is priced 2.0 ms where ``e``'s is 8.9 ms
     (313,014 list entries against 6,332 over its 3 hand-offs: ``e``'s list
     sets hold each image at every one of its cells).
@@ -487,6 +495,29 @@ def _schedule(choice: Choice, pipeline: Pipeline) -> None:
                           f"{orders[0]}'s {'at' if rule['reached'] else 'over'} "
                           f"{rule['checkpoint_cost'] * 1000:.3g} ms")
         choice.order = won
+
+
+def _root_handoff(choice: Choice, pipeline: Pipeline) -> None:
+    """FILA from the root, not after the first piece, where DLX's first level would branch on a cell.
+
+    DLX's level above FILA pays where it branches on a piece (the
+    redundancy piece's few kept placements, X's 8 on 10x6), which FILA,
+    branching on cells, cannot.  Where the item with the fewest options is
+    a cell (ties go to cells, as in DLX), FILA's own first level branches
+    on a cell as well, and DLX's only hands each branch over apart: on the
+    Meteor puzzle 32 hand-offs, whose lists cost as much as the search
+    below them (the same 724,547 nodes with ``e`` either way).  The rule
+    reads the cover alone, so it is the same on any machine.
+    """
+    cover = choice.cover
+    n = cover.piece_count
+    if choice.handoff != n - 1 or cover.n_cells > MAX_CELLS:
+        return
+    counts = np.bincount(cover.opt_items, minlength=cover.n_items)
+    if counts[: cover.n_cells].min() <= counts[cover.n_cells:].min():
+        choice.handoff = n
+        choice.order = pipeline.schedules(cover, n)[0]
+        choice.reason += "; FILA from the root: DLX's first level would branch on a cell"
 
 
 def _later_handoff(choice: Choice, arrays: PipelineArrays, cover: Cover, dead: np.ndarray, pipeline: Pipeline, n: int,
@@ -536,6 +567,8 @@ def _done(choice: Choice, start: float, red=None, pipeline: Pipeline | None = No
     """
     if red is not None:
         _restrict(choice, red)
+    if pipeline is not None:
+        _root_handoff(choice, pipeline)
     if pipeline is not None and choice.cover.n_cells <= MAX_CELLS and \
             len(pipeline.schedules(choice.cover, choice.handoff)) > 1:
         n = choice.cover.piece_count

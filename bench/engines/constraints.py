@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from bench.errors import UsageError
-from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_PARITY_BT, C_PARITY_FILTER,
-                                       C_VOLUME_BT, C_VOLUME_FILTER, COUNTER_NAMES, N_CFG, ConstraintArgs)
+from bench.kernels.constraints import (C_FIT_FILTER, C_FIT_ROUNDS, C_ISOLATED_BT, C_PAR_OFFSET, C_PARITY_BT,
+                                       C_PARITY_FILTER, C_VOLUME_BT, C_VOLUME_FILTER, COUNTER_NAMES, N_CFG,
+                                       ConstraintArgs)
 from bench.models.parity import option_parities, parity_monitor
 
 
@@ -88,6 +89,10 @@ def build_constraints(cover, settings, n_pieces: int, depth: int) -> Constraints
     if settings.fit_rounds < 0:
         raise UsageError(f"fit-rounds must be >= 0, got {settings.fit_rounds}")
     cfg[C_FIT_ROUNDS] = settings.fit_rounds
+    # FILA's alone: DLX's kernels never read it, so it is not among SETTING_SLOTS (what makes DLX's search constrained)
+    if settings.isolated_backtrack < 0:
+        raise UsageError(f"isolated-backtrack must be >= 0 (pieces remaining), got {settings.isolated_backtrack}")
+    cfg[C_ISOLATED_BT] = settings.isolated_backtrack
     n_cells, n_items, n_opt = cover.n_cells, cover.n_items, cover.n_options
     puzzle = cover.puzzle
     geometric = cfg[C_PARITY_BT] or cfg[C_VOLUME_BT] or cfg[C_PARITY_FILTER] or cfg[C_VOLUME_FILTER]

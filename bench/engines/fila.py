@@ -33,7 +33,7 @@ from bench.models.tuning import filtered_handoff
 from bench.toolchain import warmup
 from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODES, S_PROBES, S_TOTAL, S_UNIQUE, S_UPDATES,
                                 TRACE)
-from bench.kernels.constraints import C_PARITY_BT, C_VOLUME_BT
+from bench.kernels.constraints import C_ISOLATED_BT, C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
@@ -42,6 +42,10 @@ from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, bu
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
+AUTO_ISOLATED = 1
+"""An untuned run's isolated-cell trigger: at every FILA level.  Where ``e`` chooses the hole it changes no node
+count (``e`` takes a cell without open neighbours first, and finds it empty); under the scan it prunes a third of
+the Meteor puzzle's nodes, as the Meteor programs' check of isolated cells does."""
 
 
 # -- one hand-off -------------------------------------------------------------------------------
@@ -148,7 +152,7 @@ class FilaRun:
         # the kernel's argument bundles, made once per hand-off
         self.lists = FilaLists(self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright,
                                self.dleft, self.dmask, self.full, self.nonempty, self.img_opt, self.prefix, self.slack,
-                               self.spare, self.p0, np.uint64(self.n_shapes))
+                               self.spare, self.p0, np.uint64(self.n_shapes), isolated_from(search))
         self.order = FilaOrder(self.kind, self.fam, self.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
@@ -444,12 +448,13 @@ class FilaEngine(CompiledEngine):
 
     name = "fila"
     supported = frozenset({"order", "goal", "first_item", "trace", "fila", "nof", "prefix", "bulk_orbits", "cut", "budget", "max_solutions",
-                           "node_limit", "time_limit", "auto"}) | CONSTRAINTS
+                           "node_limit", "time_limit", "auto", "isolated_backtrack"}) | CONSTRAINTS
     PLAIN = frozenset({"sets", "fila1"})
     """The specializations of a plain search (no cover given): up to 64 cells, without in-search constraints."""
 
     def __init__(self, variant: str = ""):
-        self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order"}) | CONSTRAINTS)
+        self.tuning = parse_tuning(self.name, variant, frozenset({"fila", "nof", "order", "isolated_backtrack"})
+                                   | CONSTRAINTS)
 
     def specializations(self, cover, settings: Settings) -> set[str]:
         """The kernel specializations a solve of ``cover`` under settled ``settings`` runs (:mod:`bench.toolchain.warmup`)."""
@@ -486,7 +491,8 @@ class FilaEngine(CompiledEngine):
         choice = choose(puzzle, PIPELINE, method)
         return replace(request, redundancy=choice.piece, redundancy_method=method,
                        volume=request.volume or choice.volume,
-                       settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order),
+                       settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order,
+                                        isolated_backtrack=AUTO_ISOLATED),
                        choice=choice)
 
     def _settle(self, cover, settings: Settings, filtered: Filtered | None) -> Settings:
@@ -535,6 +541,21 @@ class FilaEngine(CompiledEngine):
     def search(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, batch: int | None = None):
         """The pipeline's search under resolved ``settings``, ready to run (the splitter runs it to a goal)."""
         return PipelineSearch(cover, settings, limits, on_solutions, batch=batch)
+
+
+def isolated_from(search: Search) -> int:
+    """From how many pieces left FILA's isolated-cell trigger acts below this hand-off (0: off).
+
+    Off where a piece left has a single cell, which fills a cell without
+    open neighbours.
+    """
+    at = int(search.constraints.cfg[C_ISOLATED_BT])
+    if at:
+        n_cells = search.cover.n_cells
+        left = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
+        if len(left) and min(search.cover.puzzle.shapes[s].size for s in left) < 2:
+            return 0
+    return at
 
 
 def handoff_totals() -> dict:
@@ -648,7 +669,7 @@ class _Pipeline:
     def start(cover, order: str, handoff: int):
         """An untuned pipeline search of ``cover`` with schedule ``order``, its totals and its selection kinds."""
         engine = FilaEngine()
-        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True))
+        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True, isolated_backtrack=AUTO_ISOLATED))
         engine.warm_up(cover, settings)
         search, totals = start_pipeline(cover, settings)
         return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind

@@ -142,6 +142,10 @@ class Settings:
     parity_backtrack, volume_backtrack : int
         polycube ``-p`` / ``-v``: after a placement, backtrack on a parity /
         volume violation while at least this many pieces remain (0: off).
+    isolated_backtrack : int
+        FILA's ``-c``: after a placement at FILA's levels, backtrack when an
+        open cell has no open neighbour (and no piece left has one cell)
+        while at least this many pieces remain (0: off).
     parity_filter, volume_filter, fit_filter : int
         polycube ``-P`` / ``-V`` / ``-F`` with a count: at each DLX node, the
         root included, remove the options that would break the constraint,
@@ -188,6 +192,7 @@ class Settings:
     nof: bool | None = None
     parity_backtrack: int = 0
     volume_backtrack: int = 0
+    isolated_backtrack: int = 0
     parity_filter: int = 0
     volume_filter: int = 0
     fit_filter: int = 0

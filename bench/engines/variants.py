@@ -12,9 +12,10 @@ from bench.errors import UsageError
 from bench.kernels.heuristics import parse_order
 
 TUNING_LETTERS = {"f": "fila", "n": "nof", "o": "order", "p": "parity_backtrack", "v": "volume_backtrack",
-                  "P": "parity_filter", "V": "volume_filter", "F": "fit_filter", "R": "fit_rounds"}
-COUNTED = frozenset({"fila", "parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter",
-                     "fit_rounds"})
+                  "c": "isolated_backtrack", "P": "parity_filter", "V": "volume_filter", "F": "fit_filter",
+                  "R": "fit_rounds"}
+COUNTED = frozenset({"fila", "parity_backtrack", "volume_backtrack", "isolated_backtrack", "parity_filter",
+                     "volume_filter", "fit_filter", "fit_rounds"})
 CONSTRAINTS = frozenset({"parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter",
                          "fit_rounds"})
 """The in-search triggers and filters, as settings names."""
@@ -27,6 +28,7 @@ def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dic
     on / off, ``oSPEC`` sets the ordering heuristics, ``pN``, ``vN``,
     ``PN``, ``VN``, ``FN`` turn on the parity and volume triggers and the
     parity, volume and fit filters while N pieces remain (``p`` alone: 1),
+    ``cN`` FILA's isolated-cell trigger (``c`` alone: 1),
     ``RN`` sets the fit filter's passes, so one ``bench run`` can compare
     configurations: ``fila:f11/of=11/n0,fila:f11/of=11/n,dlx:V13``.
 
@@ -44,7 +46,7 @@ def parse_tuning(engine_name: str, variant: str, allowed: frozenset[str]) -> dic
         name = TUNING_LETTERS.get(key)
         if name not in allowed:
             raise UsageError(f"{engine_name}: unknown variant '{token}'; expected {expected}")
-        if name == "parity_backtrack" and value == "":
+        if name in ("parity_backtrack", "isolated_backtrack") and value == "":
             out[name] = 1
         elif name in COUNTED:
             if not value.isdigit():
@@ -64,7 +66,8 @@ def constraint_variant(settings: Settings) -> str:
     """The in-search triggers and filters of ``settings`` in variant letters, e.g. ``/p1/V13`` ("" when none)."""
     letters = {name: key for key, name in TUNING_LETTERS.items()}
     parts = [f"{letters[name]}{getattr(settings, name)}" for name in
-             ("parity_backtrack", "volume_backtrack", "parity_filter", "volume_filter", "fit_filter")
+             ("parity_backtrack", "volume_backtrack", "isolated_backtrack", "parity_filter", "volume_filter",
+              "fit_filter")
              if getattr(settings, name)]
     if settings.fit_filter and settings.fit_rounds != 1:
         parts.append(f"R{settings.fit_rounds}")

@@ -167,6 +167,21 @@ def fewest_open(h, right, left, masks, wide):
     return out
 
 
+def isolated(h, right, left, masks):
+    """True when some bit of ``h`` has no neighbour in ``h``, for neighbours given as shifts (as in :func:`fewest_open`).
+
+    Every direction's shifted copy of ``h`` marks the bits with an open
+    neighbour that way: one OR per direction, no loop over the bits.
+    """
+    width = 64 * len(_words(h))
+    hv = sum(w << (64 * k) for k, w in enumerate(_words(h)))
+    for c in range(width):
+        if (hv >> c) & 1 and not any(test(load(masks, i), c) and (hv >> (c + int(right[i]) - int(left[i]))) & 1
+                                     for i in range(len(right))):
+            return True
+    return False
+
+
 def gather(v, m):
     """The bits of ``v`` at the set positions of mask ``m``, packed to the low end of one word (PEXT).
 

@@ -15,7 +15,7 @@ from numba.extending import intrinsic, overload
 
 from bench.toolchain.registry import njit
 from bench.kernels.bitfield import (_portable_pext, count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes,
-                                   is_empty, load, lowest, merge, store, test, with_bit)
+                                   is_empty, isolated, load, lowest, merge, store, test, with_bit)
 
 
 def _bit_count(name: str, doc: str, emit):
@@ -272,6 +272,26 @@ def _fewest_open(h, right, left, masks, wide):
         for i in range(right.shape[0]):
             b0, b1, b2, b3 = add(b0, b1, b2, b3, ((h >> np.uint64(right[i])) << np.uint64(left[i])) & masks[i])
         return _least(h, b0, b1, b2, b3)
+    return impl1
+
+
+@overload(isolated, jit_options=_IMPLEMENTATION)
+def _isolated(h, right, left, masks):
+    if _two(h):
+        def impl(h, right, left, masks):
+            a0 = a1 = np.uint64(0)
+            for i in range(right.shape[0]):
+                lo, hi = _shift2(h[0], h[1], np.uint64(right[i]), np.uint64(left[i]))
+                a0 |= lo & masks[i, 0]
+                a1 |= hi & masks[i, 1]
+            return ((h[0] & ~a0) | (h[1] & ~a1)) != 0
+        return impl
+
+    def impl1(h, right, left, masks):
+        a = np.uint64(0)
+        for i in range(right.shape[0]):
+            a |= ((h >> np.uint64(right[i])) << np.uint64(left[i])) & masks[i]
+        return (h & ~a) != 0
     return impl1
 
 

@@ -9,6 +9,11 @@ at a node only while at least that many pieces are left (0 turns it off).
   one table lookup, the state kept per level).
 - **Volume trigger** (``-v``): after a placement, flood-fill the open cells
   and backtrack when a region's volume is no sum of pieces left.
+- **Isolated-cell trigger** (``-c``, FILA's levels only): after a placement,
+  backtrack when an open cell has no open neighbour and every piece left has
+  two cells or more (one OR of shifted occupancy per lattice direction; the
+  Meteor programs' check).  DLX's fewest-options choice meets such a cell at
+  its next node anyway.
 - **Parity, volume and fit filters** (``-P``, ``-V``, ``-F`` with a count):
   at each DLX node, remove every option whose placement would break the
   constraint there; the removals are undone on backtracking with the rest
@@ -37,11 +42,13 @@ from bench.kernels.regions import flood, subset_sums
 from bench.kernels.bitfield import test
 
 # slots of the configuration array
-C_PARITY_BT, C_VOLUME_BT, C_PARITY_FILTER, C_VOLUME_FILTER, C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_GEN = range(8)
-N_CFG = 8
+C_PARITY_BT, C_VOLUME_BT, C_PARITY_FILTER, C_VOLUME_FILTER, C_FIT_FILTER, C_FIT_ROUNDS, C_PAR_OFFSET, C_GEN, \
+    C_ISOLATED_BT = range(9)
+N_CFG = 9
 # rows of the counter array, each indexed by pieces remaining
-K_PARITY_BT, K_VOLUME_BT, K_PARITY_FILTER, K_VOLUME_FILTER, K_FIT_FILTER = range(5)
-COUNTER_NAMES = ("parity_backtracks", "volume_backtracks", "parity_filtered", "volume_filtered", "fit_filtered")
+K_PARITY_BT, K_VOLUME_BT, K_PARITY_FILTER, K_VOLUME_FILTER, K_FIT_FILTER, K_ISOLATED_BT = range(6)
+COUNTER_NAMES = ("parity_backtracks", "volume_backtracks", "parity_filtered", "volume_filtered", "fit_filtered",
+                 "isolated_backtracks")
 
 
 # -- volumes -----------------------------------------------------------------------------------

@@ -24,9 +24,10 @@ import numpy as np
 
 from bench.toolchain.registry import njit
 from bench.kernels.bitfield import (count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes, is_empty,
-                                   load, lowest, merge, store, test, with_bit)
+                                   isolated, load, lowest, merge, store, test, with_bit)
 from bench.kernels.codes import DONE, PAUSED, S_NODES, S_PROBES, TRACE, record_cover, traced
-from bench.kernels.constraints import C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_PARITY_BT, K_VOLUME_BT, volume_violated_bits
+from bench.kernels.constraints import (C_PAR_OFFSET, C_PARITY_BT, C_VOLUME_BT, K_ISOLATED_BT, K_PARITY_BT, K_VOLUME_BT,
+                                      volume_violated_bits)
 
 
 # selection kinds per number of remaining pieces
@@ -53,12 +54,13 @@ TriggerArgs = namedtuple("TriggerArgs", [
 
 FilaLists = namedtuple("FilaLists", [
     "lay", "entry_img", "lp", "ls_base", "vmask", "nbr", "dright", "dleft", "dmask", "full", "nonempty", "img_opt",
-    "prefix", "slack", "spare", "p0", "n_shapes"])
+    "prefix", "slack", "spare", "p0", "n_shapes", "isolated"])
 """One hand-off's sub-puzzle as the kernel reads it (:func:`~bench.kernels.fila_lists.build_handoff`): the images'
 layouts, the list entries and list sets (``entry_img``, ``lp``, ``ls_base``, ``vmask``, ``nonempty``), the cells'
 neighbours and open bits (``nbr``, ``dright``, ``dleft``, ``dmask``, ``full``), each image's option of the cover
 (``img_opt``) and the DLX options placed above (``prefix``); the spare pieces per shape (``slack``, ``spare``: any),
-the pieces left at the hand-off (``p0``) and the shapes (``n_shapes``)."""
+the pieces left at the hand-off (``p0``), the shapes (``n_shapes``), and from how many pieces left on the
+isolated-cell trigger acts (``isolated``, 0: off; off too where a piece left has one cell)."""
 
 FilaOrder = namedtuple("FilaOrder", ["kind", "fam", "order_cells"])
 """FILA's schedule per number of pieces remaining: the selection kind, the list family, and each family's cells in
@@ -162,6 +164,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     spare = lists.spare
     p0 = lists.p0
     n_shapes = lists.n_shapes
+    iso_min = np.uint64(lists.isolated)
     kind = order.kind
     fam = order.fam
     order_cells = order.order_cells
@@ -247,6 +250,18 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             if volume_violated_bits(occ, n_local, lnb_ptr, lnb, left, lsize, lregion, lvol, lmark, lstack,
                                     lreach):
                 tcounters[K_VOLUME_BT, p] += 1
+                return True
+        return False
+
+    def stranded(h):
+        # an open cell without an open neighbour: by shifts where the numbering has few directions, else cell by cell
+        if n_dirs > 0:
+            return isolated(h, dright, dleft, dmask)
+        hh = h
+        while not is_empty(hh):
+            c = lowest(hh)
+            hh = drop_lowest(hh)
+            if count_and(nbr, c, h) == 0:
                 return True
         return False
 
@@ -428,6 +443,11 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                     if child % share_n != share_j:
                         phase = SCAN
                         continue
+            if iso_min > zero and p > iso_min and stranded(holes(merge(lay, e, occ), full)):
+                # checked before the placement, not at the child's node: a placement it undoes costs no node
+                tcounters[K_ISOLATED_BT, p - one] += 1
+                phase = SCAN
+                continue
             fits[p] += 1
             stk[level, L_CURSOR] = k
             stk[level, L_END] = kend

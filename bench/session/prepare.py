@@ -204,7 +204,8 @@ def _prepare_matrix(matrix, request: Request, engine: Engine | None) -> Prepared
     asked = [name for name, on in (("-V", request.volume), ("-P", request.parity),
                                    ("-F", request.fit_rounds is not None)) if on]
     asked += [f"--{name.replace('_', '-')}" for name in ("parity_filter", "volume_filter", "fit_filter",
-                                                          "parity_backtrack", "volume_backtrack")
+                                                          "parity_backtrack", "volume_backtrack",
+                                                          "isolated_backtrack")
               if getattr(request.settings, name)]
     if isinstance(request.redundancy, str) and request.redundancy:
         asked.append(f"-r {request.redundancy}")
