@@ -345,6 +345,19 @@ def test_the_isolated_cell_trigger_prunes_placements_and_changes_no_count(name, 
     assert sum(later.stats["isolated_backtracks_by_remaining"][:4]) == 0
 
 
+def test_an_untuned_run_checks_isolated_cells_only_where_shifts_check_them():
+    # the hexagonal prisms' triangle is numbered without its geometry (no few shifts): asked for, the trigger
+    # checks each image's neighbours and prunes; an untuned run leaves it off there, where it costs more than it saves
+    puzzle = one(DEFS / "hexprism_shader_triangle.txt")
+    cover = Cover.from_puzzle(puzzle, redundancy=True)
+    asked = FilaEngine().solve(cover, Settings(order="f=10", fila=10, isolated_backtrack=1))
+    untuned = FilaEngine().solve(cover, Settings(order="f=10", fila=10, isolated_backtrack=1, auto=True))
+    plain = FilaEngine().solve(cover, Settings(order="f=10", fila=10))
+    assert (asked.covers, asked.total) == (untuned.covers, untuned.total) == (plain.covers, plain.total)
+    assert asked.stats["isolated_backtracks"] > 0 and asked.stats["nodes"] < plain.stats["nodes"]
+    assert untuned.stats["isolated_backtracks"] == 0 and untuned.stats["nodes"] == plain.stats["nodes"]
+
+
 def test_the_isolated_cell_trigger_is_off_while_a_piece_of_one_cell_is_left():
     # 2x6 in squares and dominoes: a square fills a cell without open neighbours
     cover = Cover.from_puzzle(one(DEFS / "squares_dominoes_2x6.txt"))
@@ -469,15 +482,17 @@ def test_bitfield_vocabulary_in_python_and_numba_agree():
     @njit
     def ops(a, occ, full):
         h = bf.holes(occ, full)
-        return bf.hits(a, 0, occ), bf.lowest(h), bf.test(occ, 3), bf.count_and(a, 1, h), bf.is_empty(h)
+        return (bf.hits(a, 0, occ), bf.lowest(h), bf.test(occ, 3), bf.count_and(a, 1, h), bf.is_empty(h),
+                bf.both(a, 1, h))
 
     one_word = np.array([8, 48 + (1 << 63)], dtype=np.uint64)
     occ, full = np.uint64(9), np.uint64((1 << 64) - 1)
-    assert ops(one_word, occ, full) == (True, 1, True, 3, False)
+    assert ops(one_word, occ, full) == (True, 1, True, 3, False, 48 + (1 << 63))
+    assert bf.both(one_word, 1, 16) == 16 and bf.both(np.array([[8, 3]], dtype=np.uint64), 0, (12, 2)) == (8, 2)
     assert (bf.hits(one_word, 0, 9), bf.lowest(bf.holes(9, (1 << 64) - 1)), bf.test(9, 3)) == (True, 1, True)
     two = np.array([[8, 0], [0, 3]], dtype=np.uint64)
     occ2, full2 = (np.uint64((1 << 64) - 1), np.uint64(1)), (np.uint64((1 << 64) - 1), np.uint64(3))
-    assert ops(two, occ2, full2) == (True, 65, True, 1, False)
+    assert ops(two, occ2, full2) == (True, 65, True, 1, False, (0, 2))
     assert bf.lowest(bf.holes((2 ** 64 - 1, 1), (2 ** 64 - 1, 3))) == 65
 
 

@@ -160,12 +160,12 @@ def test_the_schedules_race_where_the_search_is_small():
 
 
 def test_a_clear_lead_on_the_first_sub_problems_decides_the_race():
-    # Scott's 8x8 with its hole: e's whole search is 40,551 nodes over 3 sub-problems, the scan's 171,937; e leads
-    # from the first sub-problem on, and the race stops there, before either search ends
-    choice = autoconfig.choose(one("pentominoes_8x8_scott.txt"), PIPELINE)
+    # the planar pentacubes in 2x3x10: the scan's whole search is 202,214 nodes over 4 sub-problems; it leads e
+    # clearly on the first, and the race stops there, before either search ends
+    choice = autoconfig.choose(one("pentacubes_planar_2x3x10.txt"), PIPELINE)
     tight, scan = choice.schedules["e=11"], choice.schedules["f=11"]
-    assert choice.order == "e=11" and tight["won"] and not tight["finished"] and not scan["finished"]
-    assert 1 <= tight["checkpoint"] < 3 and tight["nodes"] < 40_551
+    assert choice.order == "f=11" and scan["won"] and not scan["finished"] and not tight["finished"]
+    assert 1 <= scan["checkpoint"] < 4 and scan["nodes"] < 202_214
     assert tight["checkpoint_cost"] >= autoconfig.RACE_EVIDENCE
 
 

@@ -38,14 +38,25 @@ from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SH
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
 from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, build_atlas, build_handoff, families,
-                                     make_plan, plan_atlas, words)
+                                     image_halos, make_plan, plan_atlas, words)
+from bench.kernels.heuristics import parse_order
 
 MAX_CELLS = 128
 MAX_SHAPES = 64
-AUTO_ISOLATED = 1
-"""An untuned run's isolated-cell trigger: at every FILA level.  Where ``e`` chooses the hole it changes no node
-count (``e`` takes a cell without open neighbours first, and finds it empty); under the scan it prunes a third of
-the Meteor puzzle's nodes, as the Meteor programs' check of isolated cells does."""
+
+
+def auto_isolated(order: str) -> int:
+    """The isolated-cell trigger of an untuned run under schedule ``order``: at every FILA level under the scan, off
+    where ``e`` or ``s`` chooses the hole.
+
+    Under the scan the trigger prunes what the scan meets only when the
+    cell comes first (the Meteor puzzle's tree 1.10 M nodes to 0.69 M, as
+    the Meteor programs' check of isolated cells does); ``e`` takes a cell
+    without open neighbours first and finds no image for it, one node
+    later, so there the check at every placement only costs (the planar
+    pentacubes in 2x5x6 6 % slower).
+    """
+    return 0 if any(h.name in ("e", "s") for h in parse_order(order)) else 1
 
 
 # -- one hand-off -------------------------------------------------------------------------------
@@ -149,10 +160,15 @@ class FilaRun:
         if self.cut is not None:
             self.start_cut(self.cut)
         self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
+        # shifts check a field in one OR per direction; a numbering without few directions, or two words (twice the
+        # work per shift, and carries: one-sided 18x5 a third slower), checks the image's few neighbours instead
+        shifts = n_words == 1 and len(self.dright) > 0
+        isolated = isolated_from(search, shifts)
+        halo = image_halos(h) if isolated and not shifts else np.zeros((0, n_words), dtype=np.uint64)
         # the kernel's argument bundles, made once per hand-off
         self.lists = FilaLists(self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright,
                                self.dleft, self.dmask, self.full, self.nonempty, self.img_opt, self.prefix, self.slack,
-                               self.spare, self.p0, np.uint64(self.n_shapes), isolated_from(search))
+                               self.spare, self.p0, np.uint64(self.n_shapes), isolated, words(halo))
         self.order = FilaOrder(self.kind, self.fam, self.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
@@ -492,7 +508,7 @@ class FilaEngine(CompiledEngine):
         return replace(request, redundancy=choice.piece, redundancy_method=method,
                        volume=request.volume or choice.volume,
                        settings=replace(request.settings, auto=True, fila=choice.handoff, order=choice.order,
-                                        isolated_backtrack=AUTO_ISOLATED),
+                                        isolated_backtrack=auto_isolated(choice.order)),
                        choice=choice)
 
     def _settle(self, cover, settings: Settings, filtered: Filtered | None) -> Settings:
@@ -543,13 +559,19 @@ class FilaEngine(CompiledEngine):
         return PipelineSearch(cover, settings, limits, on_solutions, batch=batch)
 
 
-def isolated_from(search: Search) -> int:
+def isolated_from(search: Search, shifts: bool) -> int:
     """From how many pieces left FILA's isolated-cell trigger acts below this hand-off (0: off).
 
     Off where a piece left has a single cell, which fills a cell without
-    open neighbours.
+    open neighbours; in an untuned run, off too where the hand-off's
+    numbering does not check it by ``shifts`` (a word and few directions):
+    there each placement's check cost more than the nodes it saved (the
+    hexagonal prisms' triangle, numbered without its geometry, 10 % slower
+    for a third fewer nodes).
     """
     at = int(search.constraints.cfg[C_ISOLATED_BT])
+    if at and search.settings.auto and not shifts:
+        return 0
     if at:
         n_cells = search.cover.n_cells
         left = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
@@ -669,7 +691,8 @@ class _Pipeline:
     def start(cover, order: str, handoff: int):
         """An untuned pipeline search of ``cover`` with schedule ``order``, its totals and its selection kinds."""
         engine = FilaEngine()
-        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True, isolated_backtrack=AUTO_ISOLATED))
+        settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True,
+                                                 isolated_backtrack=auto_isolated(order)))
         engine.warm_up(cover, settings)
         search, totals = start_pipeline(cover, settings)
         return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind

@@ -84,6 +84,11 @@ def hits(a, i, v):
     return any(int(x) & y for x, y in zip(_words(load(a, i)), _words(v)))
 
 
+def both(a, i, v):
+    """The bits of layout ``a[i]`` also set in ``v``."""
+    return _join(tuple(int(x) & y for x, y in zip(_words(load(a, i)), _words(v))))
+
+
 def merge(a, i, v):
     """``v`` with the bits of layout ``a[i]`` added."""
     return _join(tuple(int(x) | y for x, y in zip(_words(load(a, i)), _words(v))))

@@ -14,8 +14,8 @@ from numba import types
 from numba.extending import intrinsic, overload
 
 from bench.toolchain.registry import njit
-from bench.kernels.bitfield import (_portable_pext, count_and, drop_lowest, empty_like, fewest_open, gather, hits, holes,
-                                   is_empty, isolated, load, lowest, merge, store, test, with_bit)
+from bench.kernels.bitfield import (_portable_pext, both, count_and, drop_lowest, empty_like, fewest_open, gather, hits,
+                                   holes, is_empty, isolated, load, lowest, merge, store, test, with_bit)
 
 
 def _bit_count(name: str, doc: str, emit):
@@ -106,6 +106,13 @@ def _hits(a, i, v):
     if _two(v):
         return lambda a, i, v: ((a[i, 0] & v[0]) | (a[i, 1] & v[1])) != 0
     return lambda a, i, v: (a[i] & v) != 0
+
+
+@overload(both, jit_options=_IMPLEMENTATION)
+def _both(a, i, v):
+    if _two(v):
+        return lambda a, i, v: (a[i, 0] & v[0], a[i, 1] & v[1])
+    return lambda a, i, v: a[i] & v
 
 
 @overload(merge, jit_options=_IMPLEMENTATION)

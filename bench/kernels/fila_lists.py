@@ -370,7 +370,8 @@ def narrow_lists(n_cells, count, numbering, atlas, fam_rows, img_of, img_lay):
 
 Handoff = namedtuple("Handoff", [
     "n_open", "n_local", "n_words", "options", "left", "slack", "lp", "lay", "entry_img", "nonempty", "ls_base",
-    "vmask", "nbr", "right", "shift_left", "masks", "full", "order_cells", "nb_ptr", "nb"])
+    "vmask", "nbr", "right", "shift_left", "masks", "full", "order_cells", "nb_ptr", "nb", "img_ptr", "img_cells",
+    "img_lay"])
 """What :func:`build_handoff` returns, by name."""
 
 
@@ -413,7 +414,15 @@ def build_handoff(in_play: InPlay, lo, hi, nb_ptr_g, nb_g, rank_g, ordered, nof,
                                                                      len(left), fam_rank, ordered, nb_ptr, nb, nof)
     right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)
     return Handoff(n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask,
-                   neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb)
+                   neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb,
+                   img_ptr, img_cells, img_lay)
+
+
+def image_halos(h: Handoff) -> np.ndarray:
+    """Per image of hand-off ``h``, its open neighbours: the open cells next to one of its cells, not in it."""
+    if len(h.img_ptr) == 1:
+        return np.zeros((0, h.n_words), dtype=np.uint64)
+    return np.bitwise_or.reduceat(h.nbr[h.img_cells], h.img_ptr[:-1], axis=0) & ~h.img_lay
 
 
 LAST = np.int32(np.iinfo(np.int32).max)

@@ -142,7 +142,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int64',
         )),
         ('bench.kernels.fila.fila_search', (
-            'bench.kernels.fila.FilaLists(uint64[:], int32[:], uint64[:], int32[:, :], uint64[:], uint64[:], int64[:], int64[:], uint64[:], uint64[:], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64)',
+            'bench.kernels.fila.FilaLists(uint64[:], int32[:], uint64[:], int32[:, :], uint64[:], uint64[:], int64[:], int64[:], uint64[:], uint64[:], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64, uint64[:])',
             'bench.kernels.fila.FilaOrder(int32[:], int32[:], int32[:, :])',
             'bench.kernels.fila.FilaStack(int64[:], uint64[:], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
@@ -211,7 +211,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int64',
         )),
         ('bench.kernels.fila.fila_search', (
-            'bench.kernels.fila.FilaLists(uint64[:, :], int32[:], uint64[:], int32[:, :], uint64[:, :], uint64[:, :], int64[:], int64[:], uint64[:, :], uint64[:, :], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64)',
+            'bench.kernels.fila.FilaLists(uint64[:, :], int32[:], uint64[:], int32[:, :], uint64[:, :], uint64[:, :], int64[:], int64[:], uint64[:, :], uint64[:, :], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64, uint64[:, :])',
             'bench.kernels.fila.FilaOrder(int32[:], int32[:], int32[:, :])',
             'bench.kernels.fila.FilaStack(int64[:], uint64[:, :], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
