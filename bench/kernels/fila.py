@@ -257,9 +257,9 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
 
     def stranded(h, e):
         # an open cell without an open neighbour once the image of entry e is placed: by one OR per direction of
-        # shifted copies where the hand-off gives no halos (one word, few directions: the Meteor 6 % faster so than
-        # by halos); else among the image's neighbours, the only cells that can have lost their last one (a cell
-        # alone at the hand-off's node is missed, which prunes less and counts the same)
+        # shifted copies where the hand-off gives no halos (one word, few directions: the Meteor's search 0.040 s so,
+        # 0.043 s by halos); else among the image's neighbours, the only cells that can have lost their last one (a
+        # cell alone at the hand-off's node is missed, which prunes less and counts the same)
         if halo.shape[0] == 0:
             return isolated(h, dright, dleft, dmask)
         m = both(halo, entry_img[e], h)
