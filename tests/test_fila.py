@@ -235,14 +235,10 @@ def test_fewest_open_finds_the_holes_with_fewest_open_neighbours(x, y, z, bits, 
         assert _fewest_open_wide((u(two[0]), u(two[1])), right, left, masks) == (want & (2 ** 64 - 1), want >> 64)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.sampled_from([("hexprism", (3, 3, 3)), ("hexprism", (4, 4, 4)), ("hex", (8, 8, 1)), ("triangle", (4, 8, 1)),
-                        ("fcc", (4, 4, 4)), ("fcc", (5, 5, 5)), ("cubic", (4, 4, 4))]),
-       st.integers(0, 2 ** 128 - 1))
-def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
+def _grid_neighbours(name, dims):
+    """A lattice's box as FILA numbers it: cells, open cells and neighbour lists (``n, index, ptr, nb``)."""
     from bench.models.lattice import get_lattice
 
-    name, dims = case
     lattice = get_lattice(name)
     # FILA numbers the cells by their places in the index grid (fcc's points off the lattice included, never open)
     grid = lattice.grid_shape(dims)
@@ -255,7 +251,16 @@ def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
         if c in index:
             nb.extend(index[tuple(map(int, d))] for d in row if tuple(map(int, d)) in index)
         ptr.append(len(nb))
-    ptr, nb = np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
+    return n, index, np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from([("hexprism", (3, 3, 3)), ("hexprism", (4, 4, 4)), ("hex", (8, 8, 1)), ("triangle", (4, 8, 1)),
+                        ("fcc", (4, 4, 4)), ("fcc", (5, 5, 5)), ("cubic", (4, 4, 4))]),
+       st.integers(0, 2 ** 128 - 1))
+def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
+    name, dims = case
+    n, index, ptr, nb = _grid_neighbours(name, dims)
     words = 1 if n <= 64 else 2
     right, left, masks = fila_lists.neighbour_shifts(ptr, nb, words)
     # a prism's 8 directions and a sphere's 12 are more than three bit planes count
@@ -279,21 +284,8 @@ def test_fewest_open_counts_as_many_directions_as_the_lattice_has(case, bits):
                         ("cubic", (4, 4, 4)), ("cubic", (10, 6, 1)), ("hexprism", (4, 4, 4))]),
        st.integers(0, 2 ** 128 - 1), st.integers(0, 127))
 def test_isolated_finds_an_open_cell_without_open_neighbours(case, bits, cut):
-    from bench.models.lattice import get_lattice
-
     name, dims = case
-    lattice = get_lattice(name)
-    grid = lattice.grid_shape(dims)
-    n = int(np.prod(grid))
-    coords = [(x, y, z) for x in range(grid[0]) for y in range(grid[1]) for z in range(grid[2])]
-    valid = lattice.valid(coords)
-    index = {c: i for i, c in enumerate(coords) if valid[i]}
-    ptr, nb = [0], []
-    for c, row in zip(coords, lattice.neighbours(coords)):
-        if c in index:
-            nb.extend(index[tuple(map(int, d))] for d in row if tuple(map(int, d)) in index)
-        ptr.append(len(nb))
-    ptr, nb = np.array(ptr, dtype=np.int32), np.array(nb, dtype=np.int32)
+    n, index, ptr, nb = _grid_neighbours(name, dims)
     words = 1 if n <= 64 else 2
     right, left, masks = fila_lists.neighbour_shifts(ptr, nb, words)
     # dense random fields rarely leave a cell alone: thin them to the cells below a random cut too
@@ -356,6 +348,21 @@ def test_an_untuned_run_checks_isolated_cells_only_where_shifts_check_them():
     assert (asked.covers, asked.total) == (untuned.covers, untuned.total) == (plain.covers, plain.total)
     assert asked.stats["isolated_backtracks"] > 0 and asked.stats["nodes"] < plain.stats["nodes"]
     assert untuned.stats["isolated_backtracks"] == 0 and untuned.stats["nodes"] == plain.stats["nodes"]
+
+
+def test_the_isolated_cell_trigger_is_off_where_a_piece_has_a_cell_apart():
+    # two pieces of two squares a cell apart interlock at the start of the 6x1 strip: each fills the other's gap, a
+    # cell without open neighbours
+    from bench.models.definition import parse_text
+    from bench.models.puzzle import Puzzle
+
+    text = ("D:xDim=6:yDim=1:zDim=1\nC:name=A:layout=0 0 0, 2 0 0\nC:name=B:layout=0 0 0, 2 0 0\n"
+            "C:name=C:layout=0 0 0, 1 0 0\n~D\n")
+    cover = Cover.from_puzzle(Puzzle.from_definition(parse_text(text)[0]))
+    want = DlxEngine().solve(cover)
+    r = FilaEngine().solve(cover, Settings(order="f", fila=3, isolated_backtrack=1))
+    assert (r.covers, r.total) == (want.covers, want.total) == (2, 2)
+    assert r.stats["fila"]["handoffs"] == 1 and r.stats["isolated_backtracks"] == 0
 
 
 def test_the_isolated_cell_trigger_is_off_while_a_piece_of_one_cell_is_left():

@@ -38,7 +38,7 @@ from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SH
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
 from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, build_atlas, build_handoff, families,
-                                     image_halos, make_plan, plan_atlas, words)
+                                     image_halos, images_hold_together, make_plan, plan_atlas, words)
 from bench.kernels.heuristics import parse_order
 
 MAX_CELLS = 128
@@ -163,7 +163,7 @@ class FilaRun:
         # shifts check a field in one OR per direction; a numbering without few directions, or two words (twice the
         # work per shift, and carries: one-sided 18x5 a third slower), checks the image's few neighbours instead
         shifts = n_words == 1 and len(self.dright) > 0
-        isolated = isolated_from(search, shifts)
+        isolated = isolated_from(search, shifts, h)
         halo = image_halos(h) if isolated and not shifts else np.zeros((0, n_words), dtype=np.uint64)
         # the kernel's argument bundles, made once per hand-off
         self.lists = FilaLists(self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright,
@@ -559,11 +559,12 @@ class FilaEngine(CompiledEngine):
         return PipelineSearch(cover, settings, limits, on_solutions, batch=batch)
 
 
-def isolated_from(search: Search, shifts: bool) -> int:
-    """From how many pieces left FILA's isolated-cell trigger acts below this hand-off (0: off).
+def isolated_from(search: Search, shifts: bool, h: Handoff) -> int:
+    """From how many pieces left FILA's isolated-cell trigger acts below hand-off ``h`` (0: off).
 
-    Off where a piece left has a single cell, which fills a cell without
-    open neighbours; in an untuned run, off too where the hand-off's
+    Off where a piece left has a single cell, or an image a cell without a
+    neighbour in it (:func:`~bench.kernels.fila_lists.images_hold_together`),
+    either of which fills a cell without open neighbours; in an untuned run, off too where the hand-off's
     numbering does not check it by ``shifts`` (a word and few directions):
     there each placement's check cost more than the nodes it saved (the
     hexagonal prisms' triangle, numbered without its geometry, 10 % slower
@@ -576,6 +577,8 @@ def isolated_from(search: Search, shifts: bool) -> int:
         n_cells = search.cover.n_cells
         left = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
         if len(left) and min(search.cover.puzzle.shapes[s].size for s in left) < 2:
+            return 0
+        if not images_hold_together(h):
             return 0
     return at
 

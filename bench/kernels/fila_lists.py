@@ -425,6 +425,16 @@ def image_halos(h: Handoff) -> np.ndarray:
     return np.bitwise_or.reduceat(h.nbr[h.img_cells], h.img_ptr[:-1], axis=0) & ~h.img_lay
 
 
+def images_hold_together(h: Handoff) -> bool:
+    """True when every cell of every image of hand-off ``h`` has a neighbour in its image.
+
+    Only then does a cell without open neighbours stay empty for good: a
+    piece whose cells do not touch (two squares a cell apart) fills one.
+    """
+    owner = np.repeat(np.arange(len(h.img_ptr) - 1), np.diff(h.img_ptr))
+    return bool((h.nbr[h.img_cells] & h.img_lay[owner]).any(axis=1).all())
+
+
 LAST = np.int32(np.iinfo(np.int32).max)
 
 
