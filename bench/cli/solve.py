@@ -142,9 +142,10 @@ def _add_solve_parser(sub, help: str) -> None:
     fila.add_argument("--no-nof", dest="nof", action="store_false", help="the same as -n0")
     fila.add_argument("-c", "--isolated-backtrack", "--isolatedBacktrack", action=OptionalValue, implicit="1",
                       type=integer(0, what="a count of pieces"), metavar="[N]",
-                      help="at FILA's levels, backtrack when an open cell has no open neighbour (no piece left "
-                           "having one cell), checked while at least N pieces remain (default 1; an untuned fila "
-                           "run turns it on where its scan fills the first open cell)")
+                      help="at FILA's levels, backtrack when an open cell has no open neighbour (while every "
+                           "piece left has two cells or more, each next to another of its own), checked while at "
+                           "least N pieces remain (default 1; an untuned fila run turns it on where its scan fills "
+                           "the first open cell)")
 
     output = _group(p, "output", "What is printed: solutions on standard output, the count line on standard "
                                  "error.\nOn a terminal the first few solutions are printed, then the count "
