@@ -24,8 +24,8 @@ RESOLUTION = 0.01
 """Seconds below which times are shown but never ranked or divided (see :mod:`bench.comparison.summary`)."""
 STAT_KEYS = ("nodes", "fits", "no_fits", "branches", "conflicts", "decisions", "clauses")
 # what the in-search triggers and filters did, shown when they did something
-CONSTRAINT_KEYS = ("parity_backtracks", "volume_backtracks", "isolated_backtracks", "parity_filtered", "volume_filtered",
-                   "fit_filtered")
+CONSTRAINT_KEYS = ("parity_backtracks", "volume_backtracks", "isolated_backtracks", "parity_filtered",
+                   "volume_filtered", "fit_filtered")
 
 
 def _seconds(x) -> str:

@@ -564,8 +564,9 @@ def isolated_from(search: Search, shifts: bool, h: Handoff) -> int:
 
     Off where a piece left has a single cell, or an image a cell without a
     neighbour in it (:func:`~bench.kernels.fila_lists.images_hold_together`),
-    either of which fills a cell without open neighbours; in an untuned run, off too where the hand-off's
-    numbering does not check it by ``shifts`` (a word and few directions):
+    either of which fills a cell without open neighbours; in an untuned
+    run, off too where the hand-off's numbering does not check it by
+    ``shifts`` (a word and few directions):
     there each placement's check cost more than the nodes it saved (the
     hexagonal prisms' triangle, numbered without its geometry, 10 % slower
     for a third fewer nodes).

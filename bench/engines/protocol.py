@@ -144,8 +144,9 @@ class Settings:
         volume violation while at least this many pieces remain (0: off).
     isolated_backtrack : int
         FILA's ``-c``: after a placement at FILA's levels, backtrack when an
-        open cell has no open neighbour (and no piece left has one cell)
-        while at least this many pieces remain (0: off).
+        open cell has no open neighbour (while every piece left has two cells
+        or more, each next to another of its own) while at least this many
+        pieces remain (0: off).
     parity_filter, volume_filter, fit_filter : int
         polycube ``-P`` / ``-V`` / ``-F`` with a count: at each DLX node, the
         root included, remove the options that would break the constraint,

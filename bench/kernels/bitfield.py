@@ -173,7 +173,7 @@ def fewest_open(h, right, left, masks, wide):
 
 
 def isolated(h, right, left, masks):
-    """True when some bit of ``h`` has no neighbour in ``h``, for neighbours given as shifts (as in :func:`fewest_open`).
+    """True when some bit of ``h`` has no neighbour in ``h``, neighbours given as shifts (as in :func:`fewest_open`).
 
     Every direction's shifted copy of ``h`` marks the bits with an open
     neighbour that way: one OR per direction, no loop over the bits.

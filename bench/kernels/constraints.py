@@ -11,9 +11,10 @@ at a node only while at least that many pieces are left (0 turns it off).
   and backtrack when a region's volume is no sum of pieces left.
 - **Isolated-cell trigger** (``-c``, FILA's levels only): after a placement,
   backtrack when an open cell has no open neighbour and every piece left has
-  two cells or more (one OR of shifted occupancy per lattice direction; the
-  Meteor programs' check).  DLX's fewest-options choice meets such a cell at
-  its next node anyway.
+  two cells or more, each next to another of its own (one OR of shifted
+  occupancy per lattice direction, or a look at the placed image's open
+  neighbours; the Meteor programs' check).  DLX's fewest-options choice
+  meets such a cell at its next node anyway.
 - **Parity, volume and fit filters** (``-P``, ``-V``, ``-F`` with a count):
   at each DLX node, remove every option whose placement would break the
   constraint there; the removals are undone on backtracking with the rest
