@@ -46,7 +46,8 @@ def test_descriptions_are_numbas_own_types_of_the_arguments():
     with kernels.recording() as seen:
         for run in warmup.SPECIALIZATIONS.values():
             run()
-    assert len(seen.calls) > 20
+    # every kernel a library holds was called, so each of its signatures is checked
+    assert {name for name, _ in seen.calls} >= {name for entries in LIBRARIES.values() for name, _ in entries}
     for _, args in seen.calls:
         for arg in args:
             assert aot.numba_type(aot.describe(arg)) == numba.typeof(arg)

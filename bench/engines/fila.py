@@ -38,7 +38,7 @@ from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SH
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
 from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, build_atlas, build_handoff, families,
-                                     image_halos, images_hold_together, make_plan, plan_atlas, words)
+                                     image_halos, make_plan, plan_atlas, words)
 from bench.kernels.heuristics import parse_order
 
 MAX_CELLS = 128
@@ -81,8 +81,7 @@ def handoff_lists(search: Search, plan: Plan, fams: Families, atlas: Atlas | Non
         atlas = rows = None
     in_play = InPlay(cover.n_cells, search.count, search.size, search.sets, search.set_start, search.node_opt,
                      cover.opt_ptr, cover.opt_items)
-    return build_handoff(in_play, search.lo, search.hi, plan.nb_ptr, plan.nb, fams.rank, fams.ordered, plan.nof,
-                         plan.box_of, plan.scan_cells, plan.n_box, atlas, rows)
+    return build_handoff(in_play, search.lo, search.hi, plan.geometry, fams.rank, fams.ordered, atlas, rows)
 
 
 class FilaRun:
@@ -124,8 +123,9 @@ class FilaRun:
         self._fila = None
         # only the list families used from here on
         fams = families(plan, self.p0)
-        # the hand-offs still to come at least: the branches left at DLX's levels above
-        upcoming = 1 + int((search.end[:level].astype(np.int64) - search.cur[:level]).sum())
+        # the hand-offs still to come at least: the branches left at DLX's levels above (counted until the atlas is
+        # built)
+        upcoming = 0 if "atlas" in plan.built else 1 + int((search.end[:level].astype(np.int64) - search.cur[:level]).sum())
         h = handoff_lists(search, plan, fams, plan_atlas(cover, plan, upcoming))
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.n_open, self.n_words = n_open, n_words
@@ -139,8 +139,7 @@ class FilaRun:
         nb_ptr, nb = h.nb_ptr, h.nb
         full = h.full
         self.n_shapes = len(self.left)
-        # the method, not np.any: its dispatch costs a small hand-off more than the test
-        self.spare = bool((self.slack > 0).any())
+        self.spare = h.spare
         self.kind = plan.kind
         self.fam = fams.fam
         depth = self.p0 + 1
@@ -152,7 +151,7 @@ class FilaRun:
         occ_stack[0] = ~full[0]
         self.occ_stack = words(occ_stack)
         self.stk = np.zeros((depth, 6), dtype=np.uint64)
-        self.fbuf, self.fcount, self.flen = self.fit_buffers(depth)
+        self.fbuf, self.fcount, self.flen = self.fit_buffers(depth, h.fit_cap)
         self.pos_stack = np.zeros(depth, dtype=np.uint64)
         self.prefix = search.chosen[:level].copy()
         self.chosen = np.zeros(level + depth, dtype=np.int32)
@@ -172,9 +171,11 @@ class FilaRun:
         self.order = FilaOrder(self.kind, self.fam, self.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
-        compiled = warmup.spent()
-        warmup.ensure([fila_specialization(n_words)])
-        start += warmup.spent() - compiled
+        specialization = fila_specialization(n_words)
+        if not warmup.ready(specialization):
+            compiled = warmup.spent()
+            warmup.ensure([specialization])
+            start += warmup.spent() - compiled
         self.totals = totals
         if self.cut is None:
             # a cut's hand-off is its sub-problem's, counted there
@@ -209,12 +210,9 @@ class FilaRun:
         self.fstate[F_PATH] = len(path)
         self.fstate[F_STOP] = cut.stop
 
-    def fit_buffers(self, depth: int) -> tuple:
-        """Where the levels keep the fitting images: two halves per level, each as long as the longest list set."""
-        # the lists are stored by list set, then shape: a list set's entries run from lp[ls * n_shapes] on
-        n_ls, n_shapes = len(self.nonempty), self.n_shapes
-        starts = self.lp[: n_ls * n_shapes + 1 : n_shapes] if n_shapes else self.lp[:1]
-        cap = int((starts[1:] - starts[:-1]).max(initial=0))
+    def fit_buffers(self, depth: int, cap: int) -> tuple:
+        """Where the levels keep the fitting images: two halves per level, each of ``cap`` entries (the longest list
+        set's)."""
         return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
@@ -229,10 +227,14 @@ class FilaRun:
             img_par, img_pstep = cons.opt_par[self.img_opt], cons.opt_pstep[self.img_opt]
         else:
             img_par = img_pstep = np.zeros(0, dtype=np.int64)
-        n_cells = search.cover.n_cells
-        open_shapes = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
+        if cells:
+            n_cells = search.cover.n_cells
+            size = cons.shape_size[np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])]
+        else:
+            # only the volume trigger reads the shapes' sizes
+            size = np.zeros(0, dtype=np.int64)
         return TriggerArgs(cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
-                           cons.shape_size[open_shapes], np.zeros(cells, dtype=np.int32),
+                           size, np.zeros(cells, dtype=np.int32),
                            np.zeros(cells + 1, dtype=np.int32), np.zeros(cells, dtype=np.int64),
                            np.zeros(max(cells, 1), dtype=np.int32), np.zeros(cells + 1, dtype=np.uint8))
 
@@ -562,8 +564,8 @@ class FilaEngine(CompiledEngine):
 def isolated_from(search: Search, shifts: bool, h: Handoff) -> int:
     """From how many pieces left FILA's isolated-cell trigger acts below hand-off ``h`` (0: off).
 
-    Off where a piece left has a single cell, or an image a cell without a
-    neighbour in it (:func:`~bench.kernels.fila_lists.images_hold_together`),
+    Off where a piece left has a single cell (``h.min_size``), or an image a
+    cell without a neighbour in it (``h.hold_together``),
     either of which fills a cell without open neighbours; in an untuned
     run, off too where the hand-off's numbering does not check it by
     ``shifts`` (a word and few directions):
@@ -574,13 +576,8 @@ def isolated_from(search: Search, shifts: bool, h: Handoff) -> int:
     at = int(search.constraints.cfg[C_ISOLATED_BT])
     if at and search.settings.auto and not shifts:
         return 0
-    if at:
-        n_cells = search.cover.n_cells
-        left = np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])
-        if len(left) and min(search.cover.puzzle.shapes[s].size for s in left) < 2:
-            return 0
-        if not images_hold_together(h):
-            return 0
+    if at and (h.min_size < 2 or not h.hold_together):
+        return 0
     return at
 
 

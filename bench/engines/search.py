@@ -143,6 +143,10 @@ class Search:
     FIRST_SLICE = 1 << 4
     """Nodes of the first kernel slice (a node near the root may take 10 ms or more under in-search filters); later
     slices adapt to last about :attr:`SLICE_SECONDS`."""
+    FIRST_SUB_SLICE = 1 << 10
+    """Nodes of a sub-search's first slice (FILA's after a hand-off): its nodes cost microseconds, tens of them under
+    its triggers and ``e``, so a thousand fit in a slice, where sixteen cost the Soma cube's three hand-offs five
+    calls of the kernel more."""
     SLICE_SECONDS = 0.02
     GROWTH = 8.0
     MAX_SLICE = 1 << 26
@@ -280,7 +284,7 @@ class Search:
         # after a hand-off), each from its own slices: their nodes may cost a thousandfold apart (a microsecond of
         # FILA's, a millisecond of DLX's under filters), and DLX going on from a branch's end with FILA's budget
         # ran to its next hand-off in one slice, past a time limit or Ctrl-C
-        budgets = [self.FIRST_SLICE, self.FIRST_SLICE]
+        budgets = [self.FIRST_SLICE, self.FIRST_SUB_SLICE]
         start = time.perf_counter()
         compiled = warmup.spent()
         status = Status.SOLVED

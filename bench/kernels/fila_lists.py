@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -371,51 +372,157 @@ def narrow_lists(n_cells, count, numbering, atlas, fam_rows, img_of, img_lay):
 Handoff = namedtuple("Handoff", [
     "n_open", "n_local", "n_words", "options", "left", "slack", "lp", "lay", "entry_img", "nonempty", "ls_base",
     "vmask", "nbr", "right", "shift_left", "masks", "full", "order_cells", "nb_ptr", "nb", "img_ptr", "img_cells",
-    "img_lay"])
+    "img_lay", "spare", "fit_cap", "hold_together", "min_size"])
 """What :func:`build_handoff` returns, by name."""
 
 
-def build_handoff(in_play: InPlay, lo, hi, nb_ptr_g, nb_g, rank_g, ordered, nof, box_of, scan_cells, n_box,
-                  atlas=None, fam_rows=None) -> Handoff:
-    """Everything FILA needs for the branch the DLX state ``in_play`` describes.
+@njit(cache=True)
+def _sift_down(a, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and a[child + 1] > a[child]:
+            child += 1
+        if a[root] >= a[child]:
+            return
+        a[root], a[child] = a[child], a[root]
+        root = child
+
+
+@njit(cache=True)
+def heap_sort(a):
+    """Sort ``a`` in place, ascending: numba's ``np.sort`` costs more to compile than the hand-off it sorts for."""
+    n = a.shape[0]
+    for root in range(n // 2 - 1, -1, -1):
+        _sift_down(a, root, n)
+    for end in range(n - 1, 0, -1):
+        a[0], a[end] = a[end], a[0]
+        _sift_down(a, 0, end)
+
+
+@njit(cache=True)
+def scan_orders(fam_rank):
+    """Each family's cells by rank, ties in cell order (a stable argsort of each row of ``fam_rank``).
+
+    By insertion: the local numbering follows a scan, so the rows come
+    nearly sorted, and the only ties are the cells that are not open.
+    """
+    n_fam, n = fam_rank.shape
+    out = np.empty((n_fam, n), dtype=np.int32)
+    for f in range(n_fam):
+        for c in range(n):
+            r = fam_rank[f, c]
+            j = c
+            while j > 0 and fam_rank[f, out[f, j - 1]] > r:
+                out[f, j] = out[f, j - 1]
+                j -= 1
+            out[f, j] = c
+    return out
+
+
+HandoffGeometry = namedtuple("HandoffGeometry", ["nb_ptr", "nb", "box_of", "scan_cells", "n_box", "nof",
+                                                 "shape_size"])
+"""What every hand-off of a plan reads of the puzzle (:attr:`Plan.geometry`): the cells' neighbours, the box and
+scan the local numbering follows (:func:`local_puzzle`), whether the lists are NOF's, each shape's cells."""
+
+
+@njit(cache=True)
+def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows):
+    """:func:`build_handoff`'s arrays in one compiled call (the fields of :data:`Handoff` in order), ``lay`` and
+    ``entry_img`` longer than their ``n_entries`` rows, and the shifts with ``n_dirs`` rows of
+    :data:`MAX_DIRECTIONS` (NumPy cuts them: numba's copies of slices cost more to compile than the rest).
+
+    One call, not one per step: a call converts every array it takes and
+    returns, and the Soma cube's three hand-offs spent more on seven
+    calls' conversions and NumPy's steps between them than on the steps.
+    """
+    (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
+     full) = local_puzzle(in_play.n_cells, in_play.count, lo, hi, geometry.nb_ptr, geometry.nb, rank_g, geometry.box_of,
+                          geometry.scan_cells, geometry.n_box)
+    order_cells = scan_orders(fam_rank)
+    options = active_options(in_play)
+    heap_sort(options)
+    img_ptr, img_cells, img_shape, img_lay = sub_images(options, in_play.opt_ptr, in_play.opt_items, local_of,
+                                                        shape_of, n_words)
+    n_shapes = left.shape[0]
+    if fam_rows.shape[0] > 0:
+        img_of = np.empty(in_play.opt_ptr.shape[0] - 1, dtype=np.int32)
+        for o in range(img_of.shape[0]):
+            img_of[o] = -1
+        for i in range(options.shape[0]):
+            img_of[options[i]] = i
+        lp, lay, entry_img, nonempty, ls_base, vmask, n_entries = narrow_lists(
+            in_play.n_cells, in_play.count, Numbering(local_of, shape_of, n_local, n_words), atlas, fam_rows, img_of,
+            img_lay)
+    else:
+        lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
+                                                                     n_shapes, fam_rank, ordered, nb_ptr, nb,
+                                                                     geometry.nof)
+        n_entries = np.int64(lp[lp.shape[0] - 1])
+    right, shift_left, masks, n_dirs = neighbour_directions(nb_ptr, nb, n_words)
+    nbr = neighbour_masks(nb_ptr, nb, n_words)
+    spare = False
+    for s in range(n_shapes):
+        if slack[s] > 0:
+            spare = True
+    # the fit buffer's half per level: the longest list set
+    fit_cap = np.int64(0)
+    if n_shapes > 0:
+        for ls in range(nonempty.shape[0]):
+            fit_cap = max(fit_cap, np.int64(lp[(ls + 1) * n_shapes] - lp[ls * n_shapes]))
+    # whether every cell of every image has a neighbour in its image: only then does a cell without open neighbours
+    # stay empty for good (a piece whose cells do not touch, two squares a cell apart, fills one)
+    hold = True
+    for i in range(img_ptr.shape[0] - 1):
+        for m in range(img_ptr[i], img_ptr[i + 1]):
+            c = img_cells[m]
+            touches = False
+            for w in range(n_words):
+                if nbr[c, w] & img_lay[i, w]:
+                    touches = True
+            if not touches:
+                hold = False
+    # the fewest cells of a shape with pieces left
+    min_size = np.int64(1) << 40
+    n_cells = in_play.n_cells
+    shape_size = geometry.shape_size
+    for t in range(n_cells, hi.shape[0]):
+        if hi[t] > in_play.count[t] and t - n_cells < shape_size.shape[0]:
+            min_size = min(min_size, shape_size[t - n_cells])
+    return (n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, right,
+            shift_left, masks, full, order_cells, nb_ptr, nb, img_ptr, img_cells, img_lay, spare, fit_cap, hold,
+            min_size, n_entries, n_dirs)
+
+
+NO_ATLAS_ROWS = np.zeros(0, dtype=np.int32)
+
+
+def build_handoff(in_play: InPlay, lo, hi, geometry: HandoffGeometry, rank_g, ordered, atlas=None,
+                  fam_rows=None) -> Handoff:
+    """Everything FILA needs for the branch the DLX state ``in_play`` describes, on the puzzle ``geometry`` with the
+    list families of cell ranks ``rank_g`` (``ordered`` says which are POF's).
 
     The sub-puzzle (:func:`local_puzzle`), the options still in play as its
     images (:func:`active_options`, :func:`sub_images`), their list sets
-    (:func:`build_lists`) and the neighbour relation as masks and shifts
-    (:func:`neighbour_masks`, :func:`neighbour_shifts`).  Each step is
-    its own compiled function called from here: compiled inside one caller,
-    numba would link and optimize them all again as part of it, which cost
-    more CPU than compiling them.
+    (:func:`build_lists`), the neighbour relation as masks and shifts
+    (:func:`neighbour_masks`, :func:`neighbour_directions`), and what the
+    isolated-cell trigger asks of the images (``hold_together``: every cell
+    of each has a neighbour in it) and of the shapes left (``min_size``, from
+    ``shape_size``, each shape's cells): all in one call of
+    :func:`handoff_arrays`.
 
     With an :class:`Atlas` (and ``fam_rows``, its rows of the families in
     ``rank_g``) the lists are narrowed from the atlas's
     (:func:`narrow_lists`) instead: the same arrays, without building them.
-    Both ways start from the same images (:func:`sub_images`): compiled
-    once for both, where the narrowing's own copy of that step cost its
-    library a third of its compile time.
     """
-    (n_open, n_local, n_words, local_of, shape_of, left, slack, nb_ptr, nb, fam_rank,
-     full) = local_puzzle(in_play.n_cells, in_play.count, lo, hi, nb_ptr_g, nb_g, rank_g, box_of, scan_cells, n_box)
-    # each family's scan: its cells by rank, ties in cell order
-    order_cells = np.argsort(fam_rank, axis=1, kind="stable").astype(np.int32)
-    # sorted here, not in the compiled step: numba's sorts cost more to compile than all the rest of it
-    options = np.sort(active_options(in_play))
-    img_ptr, img_cells, img_shape, img_lay = sub_images(options, in_play.opt_ptr, in_play.opt_items, local_of,
-                                                        shape_of, n_words)
-    if atlas is not None:
-        img_of = np.full(len(in_play.opt_ptr) - 1, -1, dtype=np.int32)
-        img_of[options] = np.arange(len(options), dtype=np.int32)
-        lp, lay, entry_img, nonempty, ls_base, vmask, n = narrow_lists(
-            in_play.n_cells, in_play.count, Numbering(local_of, shape_of, n_local, n_words), atlas, fam_rows, img_of,
-            img_lay)
-        lay, entry_img = lay[:n], entry_img[:n]
-    else:
-        lp, lay, entry_img, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_local,
-                                                                     len(left), fam_rank, ordered, nb_ptr, nb, nof)
-    right, shift_left, masks = neighbour_shifts(nb_ptr, nb, n_words)
-    return Handoff(n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask,
-                   neighbour_masks(nb_ptr, nb, n_words), right, shift_left, masks, full, order_cells, nb_ptr, nb,
-                   img_ptr, img_cells, img_lay)
+    if atlas is None:
+        atlas, fam_rows = EMPTY_ATLAS, NO_ATLAS_ROWS
+    got = handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows)
+    n_entries, n_dirs = got[-2], got[-1]
+    h = Handoff._make(got[:-2])
+    return h._replace(lay=h.lay[:n_entries], entry_img=h.entry_img[:n_entries], right=h.right[:n_dirs],
+                      shift_left=h.shift_left[:n_dirs], masks=h.masks[:n_dirs])
 
 
 def image_halos(h: Handoff) -> np.ndarray:
@@ -423,16 +530,6 @@ def image_halos(h: Handoff) -> np.ndarray:
     if len(h.img_ptr) == 1:
         return np.zeros((0, h.n_words), dtype=np.uint64)
     return np.bitwise_or.reduceat(h.nbr[h.img_cells], h.img_ptr[:-1], axis=0) & ~h.img_lay
-
-
-def images_hold_together(h: Handoff) -> bool:
-    """True when every cell of every image of hand-off ``h`` has a neighbour in its image.
-
-    Only then does a cell without open neighbours stay empty for good: a
-    piece whose cells do not touch (two squares a cell apart) fills one.
-    """
-    owner = np.repeat(np.arange(len(h.img_ptr) - 1), np.diff(h.img_ptr))
-    return bool((h.nbr[h.img_cells] & h.img_lay[owner]).any(axis=1).all())
 
 
 LAST = np.int32(np.iinfo(np.int32).max)
@@ -540,7 +637,7 @@ class Plan:
     has cell ranks ``rank[f]`` over the cover's cells.  ``box_of`` places
     the cover's cells in the puzzle's index grid of ``n_box`` points, its
     axes in the order of the levels' ``f`` scan; ``scan_cells`` lists the
-    cover's cells in that order.
+    cover's cells in that order; ``shape_size`` has each shape's cells.
     """
 
     kind: np.ndarray
@@ -554,8 +651,15 @@ class Plan:
     n_box: int
     handoff_at: int
     nof: bool
+    shape_size: np.ndarray
     built: dict = field(default_factory=dict, compare=False, repr=False)
     """What hand-offs build once for all (:func:`plan_atlas`), filled as they come."""
+
+    @cached_property
+    def geometry(self) -> HandoffGeometry:
+        """The plan's arrays every hand-off reads, as :func:`handoff_arrays` takes them."""
+        return HandoffGeometry(self.nb_ptr, self.nb, self.box_of, self.scan_cells, self.n_box, self.nof,
+                               self.shape_size)
 
 
 @CoverMemo
@@ -589,7 +693,7 @@ def make_plan(cover, order, n_pieces: int, handoff_at: int, nof: bool) -> Plan:
     box_of = puzzle.open_grid(axes)
     return Plan(kind, fam, np.array(rows, dtype=np.int32), np.array(ordered), nb_ptr, nb, box_of,
                 np.argsort(box_of[: cover.n_cells], kind="stable").astype(np.int32), puzzle.grid_cells, handoff_at,
-                nof)
+                nof, np.array([shape.size for shape in puzzle.shapes], dtype=np.int64))
 
 
 # -- the lists of a whole puzzle, narrowed at each hand-off --------------------------------------
@@ -601,6 +705,10 @@ Cell t is bit ``bit_of[t]``; the lists are :func:`build_lists`'s, with
 ``entry_opt`` the entries' options and ``n_shapes`` the cover's shapes;
 ``rows[f]`` is the row of the plan's family f (-1: no hand-off uses it).
 """
+
+EMPTY_ATLAS = Atlas(np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.uint64), np.zeros(0, dtype=np.int32),
+                    np.zeros((0, 0), dtype=np.int32), np.zeros((0, 1), dtype=np.uint64), 0, np.zeros(0, dtype=np.int32))
+"""The atlas :func:`handoff_arrays` takes where there is none (its ``fam_rows`` empty): one signature either way."""
 
 MAX_ATLAS_SLOTS = 1 << 21
 """The most ``(list set, shape)`` slots an atlas may have: past that, each hand-off builds its own lists."""

@@ -146,6 +146,11 @@ _build_failures: set[str] = set()
 """The reasons of the library builds that failed in this process, each said once."""
 
 
+def ready(name: str) -> bool:
+    """Whether specialization ``name`` is warm in this process (or being warmed): :func:`ensure` would do nothing."""
+    return name in _recorded
+
+
 def ensure(names: Iterable[str]) -> float:
     """Compile or load the specializations ``names`` not yet warm in this process; returns their seconds.
 
