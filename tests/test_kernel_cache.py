@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 
 from numba import njit
@@ -34,6 +36,36 @@ def test_the_digest_covers_compiled_modules_and_what_they_import(tmp_path):
     # a helper edited, its caller's file untouched: the kernel must not be loaded from the cache
     (tmp_path / "native/helper.py").write_text("def step(x):\n    return x + 2\n")
     assert sources.kernel_digest(tmp_path) != before
+
+
+def test_the_stamp_follows_every_module_s_size_and_time(tmp_path):
+    _package(tmp_path, {"a.py": "x = 1\n", "sub/b.py": "y = 2\n", "notes.txt": "not a module\n"})
+    before = sources.stamp(tmp_path)
+    (tmp_path / "notes.txt").write_text("edited\n")
+    assert sources.stamp(tmp_path) == before
+    # the same size, another time: an edit a size alone would miss
+    os.utime(tmp_path / "sub/b.py", ns=(1, 1))
+    assert sources.stamp(tmp_path) != before
+
+
+def test_the_package_digests_are_remembered_under_the_stamp_and_computed_when_unreadable(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    sources._remembered.cache_clear()
+    try:
+        assert sources.code_version() == sources._code_version()
+        assert sources.kernel_digest() == sources._kernel_digest(sources.ROOT)
+        [entry] = (tmp_path / "polyform-bench" / "sources").iterdir()
+        assert entry.name == f"{sources.stamp()}.json"
+        # a later run reads what the entry says, without hashing the sources
+        entry.write_text(json.dumps({"code_version": "remembered", "kernel_digest": "also"}))
+        sources._remembered.cache_clear()
+        assert (sources.code_version(), sources.kernel_digest()) == ("remembered", "also")
+        for damaged in ("{", json.dumps({"code_version": "only one"})):
+            entry.write_text(damaged)
+            sources._remembered.cache_clear()
+            assert sources.code_version() == sources._code_version()
+    finally:
+        sources._remembered.cache_clear()
 
 
 def test_package_kernels_are_cached_under_the_package_digest():

@@ -41,7 +41,6 @@ from bench.text import escape
 from bench.toolchain import sources, warmup
 from bench.engines.constraints import SETTING_SLOTS, constrained
 from bench.engines.search import search_specialization
-from bench.engines.sampling import estimate_nodes, mean_nodes
 from bench.parallel import SUBPROBLEMS_PER_WORKER, ParallelOptions
 from bench.parallel.balance import balance
 from bench.parallel.journal import Journal, prune
@@ -113,6 +112,9 @@ def solve_maybe_parallel(cover, engine, settings, limits, options: ParallelOptio
 
 def worth_splitting(cover, settings: Settings) -> bool:
     """True when random paths say the search is large enough to pay for worker processes."""
+    # lazy, as in refine: a solve in one process never samples (1.5 ms of its start-up)
+    from bench.engines.sampling import mean_nodes
+
     return mean_nodes(cover, sizing(settings), trials=200) >= MIN_PARALLEL_NODES
 
 
@@ -188,6 +190,8 @@ def refine(cover, settings: Settings, subs: list[SubProblem], stats: dict, worke
     deepest = n_pieces - 1 if exact is None else exact
     if workers <= 1 or all(len(sub.prefix) >= deepest or sub.cut is not None for sub in subs):
         return subs, stats, prefix_weights(cover, subs)
+    from bench.engines.sampling import estimate_nodes
+
     # a fixed budget of random paths: with few sub-problems each gets more, so the largest are found reliably
     trials = min(max(ESTIMATE_PATHS // max(len(subs), 1), 8), 200)
     sizes = estimate_nodes(cover, sizing(settings), [s.prefix for s in subs], trials, seed)

@@ -15,8 +15,6 @@ or as soon as a stop signal reaches this process.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import os
 import signal
 import sys
@@ -46,6 +44,10 @@ def _ask_kernel() -> bool:
     """``prctl(PR_SET_PDEATHSIG, SIGKILL)``; False where the kernel has no such call."""
     if not sys.platform.startswith("linux"):
         return False
+    # lazy: ctypes.util imports subprocess and more, 2 ms of every run that starts no child
+    import ctypes
+    import ctypes.util
+
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         return libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0
