@@ -112,6 +112,28 @@ def test_scalars_and_named_tuples_match_as_numba_types_them():
     assert aot.describe((1 << 63,)) == "(uint64)"
 
 
+def test_the_compiled_argument_tests_are_kept_beside_the_libraries_and_read_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(aot, "directory", lambda: tmp_path)
+    monkeypatch.setattr(aot, "_unsaved", False)
+    source = "def accepts(args):\n    return len(args) == 2\n"
+    aot._matcher_codes.cache_clear()
+    try:
+        code = aot._compiled(source)
+        aot._save_matchers()
+        aot._matcher_codes.cache_clear()
+        # a later run finds it compiled, and the test it defines is the same
+        assert list(aot._matcher_codes().values()) == [code]
+        names: dict = {}
+        exec(aot._compiled(source), names)
+        assert names["accepts"]((1, 2)) and not names["accepts"]((1,))
+        # a damaged file is compiled afresh
+        (tmp_path / aot.MATCHERS).write_bytes(b"\x00damaged")
+        aot._matcher_codes.cache_clear()
+        assert aot._matcher_codes() == {} and aot._compiled(source) == code
+    finally:
+        aot._matcher_codes.cache_clear()
+
+
 def test_the_key_follows_the_processor_and_the_sources(monkeypatch):
     aot.key.cache_clear()
     before = aot.key()

@@ -40,6 +40,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import marshal
 import os
 import re
 import sys
@@ -54,7 +55,8 @@ from typing import Callable
 import numpy as np
 
 from bench.toolchain import registry as _kernels
-from bench.system.files import exclusive_lock
+from bench.errors import BenchError
+from bench.system.files import exclusive_lock, write_atomic
 from bench.toolchain.signatures import LIBRARIES
 import platform
 from bench.toolchain.sources import kernel_digest
@@ -210,8 +212,51 @@ def matcher(descriptions: tuple[str, ...]) -> Callable[[tuple], bool]:
     for description, v in zip(descriptions, args):
         _tests(_parse(description), v, names, lines, "    ")
     lines.append("    return True")
-    exec("\n".join(lines), names)
+    exec(_compiled("\n".join(lines)), names)
     return names["accepts"]
+
+
+MATCHERS = "matchers.marshal"
+"""The file beside a key's libraries that keeps the compiled tests of their arguments (:func:`_compiled`)."""
+
+_unsaved = False
+
+
+@lru_cache(maxsize=None)
+def _matcher_codes() -> dict:
+    """Source digest -> compiled code of the tests :func:`matcher` generates, as kept in :data:`MATCHERS`."""
+    try:
+        table = marshal.loads((directory() / MATCHERS).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return {}
+    return table if isinstance(table, dict) else {}
+
+
+def _compiled(source: str):
+    """``source`` compiled, or read back as compiled by an earlier run: compiling a run's dozen tests (FILA's of 49
+    arguments) cost 4 ms of every run's start-up, as Python's own bytecode cache spares it its modules'."""
+    global _unsaved
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    table = _matcher_codes()
+    code = table.get(digest)
+    if code is None:
+        code = table[digest] = compile(source, "<bench.toolchain.aot matcher>", "exec")
+        _unsaved = True
+    return code
+
+
+def _save_matchers() -> None:
+    """Keep the tests compiled since the file was read (in the key's directory: the marshal format is the
+    interpreter's, and the key names it)."""
+    global _unsaved
+    if not _unsaved:
+        return
+    try:
+        write_atomic(directory() / MATCHERS, marshal.dumps(_matcher_codes()), "compiled argument tests")
+    except (OSError, BenchError):
+        # a cache that cannot be written: compiled again next run
+        return
+    _unsaved = False
 
 
 def numba_type(description: str):
@@ -343,6 +388,7 @@ def load(spec: str) -> bool:
         _modules[spec] = module
     for index, (kernel_name, descriptions) in enumerate(LIBRARIES[spec]):
         kernel(kernel_name).attach(matcher(descriptions), getattr(module, _export_name(kernel_name, index)))
+    _save_matchers()
     _loaded.add(spec)
     return True
 
