@@ -179,6 +179,10 @@ def test_the_command_line_reads_what_it_stored(capsys):
     counters = [[line for line in o.out.splitlines() if line.startswith(("ATTEMPTS", "FITS", "NODES", "OPTIONS"))]
                 for o in outputs]
     assert counters[0] and counters[0] == counters[1]
+    # the choice read back reports what this run spent on it: no sampling, no compiling
+    sampled = [dict(line.split("=", 1) for line in o.out.splitlines() if line.startswith("AUTO_")) for o in outputs]
+    assert float(sampled[0]["AUTO_SECONDS"]) > 0 and sampled[0]["AUTO_CHOICE"] == sampled[1]["AUTO_CHOICE"] == "X"
+    assert float(sampled[1]["AUTO_SECONDS"]) == float(sampled[1]["AUTO_COMPILE_SECONDS"]) == 0.0
 
 
 def test_an_unwritable_cache_costs_the_entry_not_the_command(monkeypatch, tmp_path):

@@ -205,11 +205,16 @@ class Choice:
 
     @classmethod
     def from_json(cls, data: dict) -> "Choice":
-        """The choice :meth:`to_json` recorded, without its cover (the cover cache keeps the cover itself)."""
+        """The choice :meth:`to_json` recorded, without its cover (the cover cache keeps the cover itself).
+
+        Its sampling and compile seconds are this run's, none: the recorded
+        ones were the run's that chose (a cached Soma cube said 10 s of
+        compiling it had not spent).
+        """
         return cls(data["redundancy"], data["volume"], data["order"], data["fila"],
                    [Candidate.from_json(c) for c in data["candidates"]], data["rank_depth"], data["nodes"],
                    data["attempts"], data["predicted_seconds"], data["reason"], data["budget_seconds"],
-                   data["sampling_steps"], data["sampling_seconds"], data["compile_seconds"],
+                   data["sampling_steps"], 0.0, 0.0,
                    handoffs={int(h): v for h, v in data.get("handoffs", {}).items()},
                    schedules=data.get("schedules", {}))
 
