@@ -178,6 +178,14 @@ def test_lists_narrowed_from_the_atlas_are_the_lists_a_hand_off_builds(path, ord
     assert len(compared) == result.stats["fila"]["handoffs"] and len({id(a) for a in compared}) == 1
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(st.sampled_from([0, 1, 2, 3, 7, int(fila_lists.LAST)]), min_size=6, max_size=6),
+                min_size=1, max_size=3))
+def test_a_hand_off_s_scan_orders_are_a_stable_sort_of_the_ranks(rows):
+    ranks = np.array(rows, dtype=np.int32)
+    assert np.array_equal(fila_lists.scan_orders(ranks), np.argsort(ranks, axis=1, kind="stable"))
+
+
 def test_the_atlas_waits_for_enough_hand_offs_and_is_shared_by_the_plans_searches(monkeypatch):
     cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy="Z", method="orbit")
     settings = fila_module.with_defaults(cover, Settings(order="f", fila=6))

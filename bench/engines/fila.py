@@ -81,7 +81,8 @@ def handoff_lists(search: Search, plan: Plan, fams: Families, atlas: Atlas | Non
         atlas = rows = None
     in_play = InPlay(cover.n_cells, search.count, search.size, search.sets, search.set_start, search.node_opt,
                      cover.opt_ptr, cover.opt_items)
-    return build_handoff(in_play, search.lo, search.hi, plan.geometry, fams.rank, fams.ordered, atlas, rows)
+    return build_handoff(in_play, search.lo, search.hi, plan.geometry, fams.rank, fams.ordered,
+                         int(search.constraints.cfg[C_ISOLATED_BT]), atlas, rows)
 
 
 class FilaRun:

@@ -41,19 +41,16 @@ cells and shapes (-1: none); the ``n_local`` local cells are bits of ``n_words``
 
 @njit(cache=True)
 def active_options(in_play):
-    """The options still in play (an :data:`InPlay`), in no particular order.
+    """The options still in play (an :data:`InPlay`), ascending.
 
     Every option in play covers an open cell and is listed there; an option
-    is taken from the list of its first cell, so each appears once.
+    is marked from the list of its first cell, and the marks are read in
+    option order (numba's sorts cost more to compile than this step).
     """
     # read through the bundle: a step run once a hand-off, where narrow_lists's loops take its fields as locals
     count = in_play.count
     size = in_play.size
-    n = 0
-    for t in range(in_play.n_cells):
-        if count[t] == 0:
-            n += size[t]
-    out = np.empty(n, dtype=np.int32)
+    mark = np.zeros(in_play.opt_ptr.shape[0] - 1, dtype=np.uint8)
     m = 0
     for t in range(in_play.n_cells):
         if count[t] == 0:
@@ -61,9 +58,15 @@ def active_options(in_play):
             for k in range(start, start + size[t]):
                 o = in_play.node_opt[in_play.sets[k]]
                 if in_play.opt_items[in_play.opt_ptr[o]] == t:
-                    out[m] = o
+                    mark[o] = 1
                     m += 1
-    return out[:m]
+    out = np.empty(m, dtype=np.int32)
+    m = 0
+    for o in range(mark.shape[0]):
+        if mark[o]:
+            out[m] = o
+            m += 1
+    return out
 
 
 @njit(cache=True)
@@ -376,48 +379,39 @@ Handoff = namedtuple("Handoff", [
 """What :func:`build_handoff` returns, by name."""
 
 
-@njit(cache=True)
-def _sift_down(a, root, n):
-    while True:
-        child = 2 * root + 1
-        if child >= n:
-            return
-        if child + 1 < n and a[child + 1] > a[child]:
-            child += 1
-        if a[root] >= a[child]:
-            return
-        a[root], a[child] = a[child], a[root]
-        root = child
-
-
-@njit(cache=True)
-def heap_sort(a):
-    """Sort ``a`` in place, ascending: numba's ``np.sort`` costs more to compile than the hand-off it sorts for."""
-    n = a.shape[0]
-    for root in range(n // 2 - 1, -1, -1):
-        _sift_down(a, root, n)
-    for end in range(n - 1, 0, -1):
-        a[0], a[end] = a[end], a[0]
-        _sift_down(a, 0, end)
+LAST = np.int32(np.iinfo(np.int32).max)
+"""The rank of a cell that is not open in a family's scan: after every open one."""
 
 
 @njit(cache=True)
 def scan_orders(fam_rank):
     """Each family's cells by rank, ties in cell order (a stable argsort of each row of ``fam_rank``).
 
-    By insertion: the local numbering follows a scan, so the rows come
-    nearly sorted, and the only ties are the cells that are not open.
+    A counting sort: the ranks are places in a scan of the cover's cells,
+    and :data:`LAST` (a cell that is not open) sorts after them all.
     """
     n_fam, n = fam_rank.shape
     out = np.empty((n_fam, n), dtype=np.int32)
     for f in range(n_fam):
+        top = 0
         for c in range(n):
             r = fam_rank[f, c]
-            j = c
-            while j > 0 and fam_rank[f, out[f, j - 1]] > r:
-                out[f, j] = out[f, j - 1]
-                j -= 1
-            out[f, j] = c
+            if r != LAST and r > top:
+                top = r
+        start = np.zeros(top + 2, dtype=np.int32)
+        for c in range(n):
+            r = fam_rank[f, c]
+            start[top + 1 if r == LAST else r] += 1
+        total = 0
+        for b in range(top + 2):
+            k = start[b]
+            start[b] = total
+            total += k
+        for c in range(n):
+            r = fam_rank[f, c]
+            b = top + 1 if r == LAST else r
+            out[f, start[b]] = c
+            start[b] += 1
     return out
 
 
@@ -428,7 +422,7 @@ scan the local numbering follows (:func:`local_puzzle`), whether the lists are N
 
 
 @njit(cache=True)
-def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows):
+def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, isolated, atlas, fam_rows):
     """:func:`build_handoff`'s arrays in one compiled call (the fields of :data:`Handoff` in order), ``lay`` and
     ``entry_img`` longer than their ``n_entries`` rows, and the shifts with ``n_dirs`` rows of
     :data:`MAX_DIRECTIONS` (NumPy cuts them: numba's copies of slices cost more to compile than the rest).
@@ -442,7 +436,6 @@ def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows):
                           geometry.scan_cells, geometry.n_box)
     order_cells = scan_orders(fam_rank)
     options = active_options(in_play)
-    heap_sort(options)
     img_ptr, img_cells, img_shape, img_lay = sub_images(options, in_play.opt_ptr, in_play.opt_items, local_of,
                                                         shape_of, n_words)
     n_shapes = left.shape[0]
@@ -472,9 +465,10 @@ def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows):
         for ls in range(nonempty.shape[0]):
             fit_cap = max(fit_cap, np.int64(lp[(ls + 1) * n_shapes] - lp[ls * n_shapes]))
     # whether every cell of every image has a neighbour in its image: only then does a cell without open neighbours
-    # stay empty for good (a piece whose cells do not touch, two squares a cell apart, fills one)
+    # stay empty for good (a piece whose cells do not touch, two squares a cell apart, fills one); asked only where
+    # the isolated-cell trigger is set
     hold = True
-    for i in range(img_ptr.shape[0] - 1):
+    for i in range(img_ptr.shape[0] - 1 if isolated else 0):
         for m in range(img_ptr[i], img_ptr[i + 1]):
             c = img_cells[m]
             touches = False
@@ -487,7 +481,7 @@ def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows):
     min_size = np.int64(1) << 40
     n_cells = in_play.n_cells
     shape_size = geometry.shape_size
-    for t in range(n_cells, hi.shape[0]):
+    for t in range(n_cells, hi.shape[0] if isolated else n_cells):
         if hi[t] > in_play.count[t] and t - n_cells < shape_size.shape[0]:
             min_size = min(min_size, shape_size[t - n_cells])
     return (n_open, n_local, n_words, options, left, slack, lp, lay, entry_img, nonempty, ls_base, vmask, nbr, right,
@@ -498,10 +492,11 @@ def handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows):
 NO_ATLAS_ROWS = np.zeros(0, dtype=np.int32)
 
 
-def build_handoff(in_play: InPlay, lo, hi, geometry: HandoffGeometry, rank_g, ordered, atlas=None,
+def build_handoff(in_play: InPlay, lo, hi, geometry: HandoffGeometry, rank_g, ordered, isolated: int, atlas=None,
                   fam_rows=None) -> Handoff:
     """Everything FILA needs for the branch the DLX state ``in_play`` describes, on the puzzle ``geometry`` with the
-    list families of cell ranks ``rank_g`` (``ordered`` says which are POF's).
+    list families of cell ranks ``rank_g`` (``ordered`` says which are POF's), under the isolated-cell trigger
+    ``isolated`` (0: off, and ``hold_together`` and ``min_size`` are not looked at).
 
     The sub-puzzle (:func:`local_puzzle`), the options still in play as its
     images (:func:`active_options`, :func:`sub_images`), their list sets
@@ -518,7 +513,7 @@ def build_handoff(in_play: InPlay, lo, hi, geometry: HandoffGeometry, rank_g, or
     """
     if atlas is None:
         atlas, fam_rows = EMPTY_ATLAS, NO_ATLAS_ROWS
-    got = handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, atlas, fam_rows)
+    got = handoff_arrays(in_play, lo, hi, geometry, rank_g, ordered, isolated, atlas, fam_rows)
     n_entries, n_dirs = got[-2], got[-1]
     h = Handoff._make(got[:-2])
     return h._replace(lay=h.lay[:n_entries], entry_img=h.entry_img[:n_entries], right=h.right[:n_dirs],
@@ -530,9 +525,6 @@ def image_halos(h: Handoff) -> np.ndarray:
     if len(h.img_ptr) == 1:
         return np.zeros((0, h.n_words), dtype=np.uint64)
     return np.bitwise_or.reduceat(h.nbr[h.img_cells], h.img_ptr[:-1], axis=0) & ~h.img_lay
-
-
-LAST = np.int32(np.iinfo(np.int32).max)
 
 
 @njit(cache=True)
