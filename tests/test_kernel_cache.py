@@ -64,6 +64,11 @@ def test_the_package_digests_are_remembered_under_the_stamp_and_computed_when_un
             entry.write_text(damaged)
             sources._remembered.cache_clear()
             assert sources.code_version() == sources._code_version()
+        # an entry that can be neither read nor written (a folder in its place): computed, and the run goes on
+        entry.unlink()
+        entry.mkdir()
+        sources._remembered.cache_clear()
+        assert sources.kernel_digest() == sources._kernel_digest(sources.ROOT)
     finally:
         sources._remembered.cache_clear()
 

@@ -253,8 +253,8 @@ def _save_matchers() -> None:
         return
     try:
         write_atomic(directory() / MATCHERS, marshal.dumps(_matcher_codes()), "compiled argument tests")
-    except (OSError, BenchError):
-        # a cache that cannot be written: compiled again next run
+    except BenchError:
+        # a cache that cannot be written (write_atomic says why as a UsageError): compiled again next run
         return
     _unsaved = False
 

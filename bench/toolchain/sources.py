@@ -20,6 +20,7 @@ from pathlib import Path
 import platformdirs
 
 from bench.about import DISTRIBUTION, VERSION
+from bench.errors import BenchError
 from bench.system.files import write_atomic
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +50,8 @@ def stamp(root: Path = ROOT) -> str:
                     folders.append(entry.path)
                 elif entry.name.endswith(".py"):
                     st = entry.stat()
-                    entries.append(f"{os.path.relpath(entry.path, root)}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0")
+                    name = os.path.relpath(entry.path, root)
+                    entries.append(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\0")
     return hashlib.sha256("".join([VERSION + "\0", *sorted(entries)]).encode()).hexdigest()
 
 
@@ -65,10 +67,9 @@ def _remembered() -> dict[str, str]:
         pass
     got = {"code_version": _code_version(), "kernel_digest": _kernel_digest(ROOT)}
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, json.dumps(got), "digest of the package's sources")
-    except OSError:
-        # a cache that cannot be written: computed again next run
+    except BenchError:
+        # a cache that cannot be written (write_atomic says why as a UsageError): computed again next run
         pass
     return got
 
