@@ -124,10 +124,10 @@ class FilaRun:
         self._fila = None
         # only the list families used from here on
         fams = families(plan, self.p0)
-        # the hand-offs still to come at least: the branches left at DLX's levels above (counted until the atlas is
-        # built)
-        upcoming = 0 if "atlas" in plan.built else 1 + int((search.end[:level].astype(np.int64) - search.cur[:level]).sum())
-        h = handoff_lists(search, plan, fams, plan_atlas(cover, plan, upcoming))
+        # the hand-offs still to come at least: the branches left at DLX's levels above
+        end, cur = search.end[:level], search.cur[:level]
+        atlas = plan_atlas(cover, plan, lambda: 1 + int((end.astype(np.int64) - cur).sum()))
+        h = handoff_lists(search, plan, fams, atlas)
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.n_open, self.n_words = n_open, n_words
         self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import namedtuple
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Callable
 
 import numpy as np
 
@@ -216,8 +217,8 @@ def neighbour_directions(nb_ptr, nb, n_words):
     the first ``n_dirs`` rows hold the directions, none when the relation
     needs more than :data:`MAX_DIRECTIONS` distances, as it does when the
     open cells are numbered without their geometry.  The rows are cut in
-    NumPy (:func:`neighbour_shifts`): numba's copies of slices cost more to
-    compile than the rest of this kernel.
+    NumPy (:func:`neighbour_shifts`, :func:`build_handoff`): numba's copies
+    of slices cost more to compile than the rest of this kernel.
     """
     n = nb_ptr.shape[0] - 1
     deltas = np.empty(MAX_DIRECTIONS, dtype=np.int64)
@@ -734,11 +735,12 @@ def families(plan: Plan, p0: int) -> Families:
     return got
 
 
-def plan_atlas(cover, plan: Plan, upcoming: int) -> Atlas | None:
-    """The plan's :class:`Atlas`, built once the hand-offs seen and the ``upcoming`` ones reach
+def plan_atlas(cover, plan: Plan, upcoming: Callable[[], int]) -> Atlas | None:
+    """The plan's :class:`Atlas`, built once the hand-offs seen and the ``upcoming()`` ones reach
     :data:`ATLAS_HANDOFFS`; None before, or where none fits (:func:`build_atlas`).
 
-    ``upcoming`` is counted from the search's tree, never a clock.  The
+    ``upcoming`` counts from the search's tree, never a clock, and only
+    while no atlas is built (a hand-off after that need not count).  The
     atlas is kept in the plan, so that every later hand-off of the solve, and
     of every sub-problem of a split a process runs, narrows the same lists.
     """
@@ -746,7 +748,7 @@ def plan_atlas(cover, plan: Plan, upcoming: int) -> Atlas | None:
     seen = built.get("handoffs", 0)
     built["handoffs"] = seen + 1
     if "atlas" not in built:
-        if seen + upcoming < ATLAS_HANDOFFS:
+        if seen + upcoming() < ATLAS_HANDOFFS:
             return None
         built["atlas"] = build_atlas(cover, plan)
     return built["atlas"]
