@@ -152,6 +152,13 @@ def test_geometric_and_packed_bit_layouts_search_the_same_tree(path, order, fila
     assert (geometric.covers, geometric.unique, geometric.total) == (packed.covers, packed.unique, packed.total)
 
 
+@pytest.fixture
+def own_lists(monkeypatch):
+    """Every hand-off builds its own lists (or narrows the atlas's), as where the pieces above fill many cells."""
+    monkeypatch.setattr(fila_lists, "shares_lists", lambda cover, plan: False)
+
+
+@pytest.mark.usefixtures("own_lists")
 @pytest.mark.parametrize("path, order, fila, limit", [
     ("somacube.txt", "e=5:f=2", 7, 0), ("tetrominoes_torus_5x4.txt", "e", 4, 0),
     ("hexprism_shader_triangle.txt", "f", 8, 20_000), ("meteor.txt", "e=3:f=8", 8, 20_000),
@@ -186,6 +193,7 @@ def test_a_hand_off_s_scan_orders_are_a_stable_sort_of_the_ranks(rows):
     assert np.array_equal(fila_lists.scan_orders(ranks), np.argsort(ranks, axis=1, kind="stable"))
 
 
+@pytest.mark.usefixtures("own_lists")
 def test_the_atlas_waits_for_enough_hand_offs_and_is_shared_by_the_plans_searches(monkeypatch):
     cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy="Z", method="orbit")
     settings = fila_module.with_defaults(cover, Settings(order="f", fila=6))
@@ -203,6 +211,50 @@ def test_the_atlas_waits_for_enough_hand_offs_and_is_shared_by_the_plans_searche
     for _ in range(2):
         assert FilaEngine().solve(cover, settings).stats == first.stats
     assert plan.built["handoffs"] == 3 * n and len(built) == 1 and plan.built["atlas"] is not None
+
+
+def _pipeline_stats(cover, settings, share_lists):
+    search = fila_module.PipelineSearch(cover, fila_module.with_defaults(cover, settings), share_lists=share_lists)
+    assert search.run() == Status.SOLVED
+    stats = search.stats()
+    # what the lists hold: every image of the puzzle where they are shared
+    sizes = {key: stats["fila"].pop(key) for key in ("images", "list_entries")}
+    return search.shared, stats, sizes
+
+
+@pytest.mark.parametrize("path, redundancy, settings", [
+    ("somacube.txt", "Z", Settings(order="f=6", fila=6, isolated_backtrack=1)),
+    ("somacube.txt", True, Settings(order="e=5:f=2", fila=7)),
+    ("tetraboloes_pentaboloes_4x4.txt", "G", Settings(order="e=11", fila=11)),
+    ("pentominoes_10x6.txt", True, Settings(order="f=11", fila=11, isolated_backtrack=11, parity_backtrack=11,
+                                             volume_backtrack=6)),
+    ("polyspheres_tetrahedron_20.txt", True, Settings(order="e", fila=5, isolated_backtrack=5)),
+    ("tetrominoes_torus_5x4.txt", True, Settings(order="f=4", fila=4, isolated_backtrack=4)),
+    ("squares_dominoes_2x6.txt", True, Settings(order="f=17", fila=17, isolated_backtrack=17)),
+    ("tetrahexes_4x7.txt", True, Settings(order="s", fila=6)),
+    ("pentacubes_planar_2x5x6.txt", True, Settings(order="e", fila=10, nof=False)),
+    (DATA / "spare_3x3.txt", True, Settings(order="e", fila=5))])
+def test_hand_offs_on_shared_lists_search_the_tree_their_own_lists_search(path, redundancy, settings):
+    # scans and e and s, NOF and not, every trigger, spare pieces, several pieces above the hand-off, other lattices
+    cover = Cover.from_puzzle(one(DEFS / path), redundancy=redundancy)
+    shared, stats, sizes = _pipeline_stats(cover, settings, True)
+    own, own_stats, own_sizes = _pipeline_stats(cover, settings, False)
+    assert shared is not None and own is None
+    assert stats == own_stats and stats["fila"]["handoffs"] >= 1
+    # the images over cells filled above are in the lists, tested and passed over (none at a hand-off at the root)
+    assert sizes["list_entries"] >= own_sizes["list_entries"]
+
+
+def test_no_hand_off_shares_lists_below_dlx_s_filters_or_many_filled_cells():
+    cover = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True)
+    # a filter takes options out above the hand-off, which shared lists would hold
+    for key in ("parity_filter", "volume_filter", "fit_filter"):
+        settings = fila_module.with_defaults(cover, Settings(order="f=11", fila=11, **{key: 11}))
+        assert fila_module.PipelineSearch(cover, settings).shared is None
+    # pieces above the hand-off filling over a quarter of the cells
+    plan = fila_module.make_plan(cover, "f=8", cover.piece_count, 8, True)
+    assert not fila_lists.shares_lists(cover, plan)
+    assert fila_lists.shares_lists(cover, fila_module.make_plan(cover, "f=10", cover.piece_count, 10, True))
 
 
 def _box_neighbours(x, y, z):

@@ -350,17 +350,19 @@ def test_filas_warm_up_hands_over_what_a_dlx_hand_off_may(monkeypatch, name, wor
     seen = []
     real = fila.FilaRun.__init__
 
-    def spy(self, search, plan, totals):
-        real(self, search, plan, totals)
-        seen.append((totals["max_cells"], totals["words"], self.n_shapes))
+    def spy(self, search, plan, totals, shared=None):
+        real(self, search, plan, totals, shared)
+        seen.append((totals["max_cells"], totals["words"], self.n_shapes, self.shared))
 
     warmup.ensure([name])
     monkeypatch.setattr(fila.FilaRun, "__init__", spy)
     warmup.SPECIALIZATIONS[name]()
-    [(cells, used, shapes)] = seen
-    # the bitfield it is named for, and no more cells or shapes than DLX ever hands over
-    assert used == words and 64 * (words - 1) < cells <= min(64 * words, fila.MAX_CELLS)
-    assert shapes <= fila.MAX_SHAPES
+    # a hand-off on its own lists, then one on shared lists where they fit one word
+    assert [s for *_, s in seen] == [False, words == 1]
+    for cells, used, shapes, _ in seen:
+        # the bitfield it is named for, and no more cells or shapes than DLX ever hands over
+        assert used == words and 64 * (words - 1) < cells <= min(64 * words, fila.MAX_CELLS)
+        assert shapes <= fila.MAX_SHAPES
 
 
 def test_a_warm_up_that_would_overflow_the_bitfield_is_refused():

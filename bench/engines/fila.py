@@ -12,6 +12,12 @@ the branch over: the open cells become
 the bits of an occupancy bitfield (one word up to 64 cells, two up to 128,
 see :mod:`bench.kernels.bitfield`), the options still in play become FILA's
 images, and DLX resumes by backing up once FILA has exhausted the branch.
+
+**Lists.**  Where the pieces above the hand-off fill few cells, every
+hand-off searches the whole puzzle's image lists, built once before the
+search (:func:`~bench.kernels.fila_lists.shares_lists`); elsewhere each
+builds its own, or narrows them from the plan's atlas.  The search and
+every counter are the same either way.
 """
 
 from __future__ import annotations
@@ -37,8 +43,8 @@ from bench.kernels.constraints import C_ISOLATED_BT, C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
                                 F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
-from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, build_atlas, build_handoff, families,
-                                     image_halos, make_plan, plan_atlas, words)
+from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, SharedLists, build_atlas, build_handoff, build_shared,
+                                     families, image_halos, make_plan, plan_atlas, plan_shared, shared_handoff, words)
 from bench.kernels.heuristics import parse_order
 
 MAX_CELLS = 128
@@ -85,6 +91,24 @@ def handoff_lists(search: Search, plan: Plan, fams: Families, atlas: Atlas | Non
                          int(search.constraints.cfg[C_ISOLATED_BT]), atlas, rows)
 
 
+def shared_families(plan: Plan, shared: SharedLists, p0: int) -> np.ndarray:
+    """Each level's family as ``shared`` lists number them, for hand-offs with ``p0`` pieces left (-1 at DLX's levels
+    above), made once and kept in the plan."""
+    key = ("shared families", p0)
+    got = plan.built.get(key)
+    if got is None:
+        got = shared.atlas.rows[plan.fam]
+        # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
+        got[p0 + 1 :] = -1
+        plan.built[key] = got
+    return got
+
+
+NO_HALO = {1: np.zeros(0, dtype=np.uint64), 2: np.zeros((0, 2), dtype=np.uint64)}
+"""The halos FILA's kernel takes where its isolated-cell trigger acts by shifts or not at all, by words (shared by
+every hand-off: the kernel only reads them)."""
+
+
 class FilaRun:
     """FILA on the branch a DLX search hands over: the sub-puzzle, its lists and its kernel state.
 
@@ -103,7 +127,7 @@ class FilaRun:
     this tree (:meth:`hand_back`).
     """
 
-    def __init__(self, search: Search, plan: Plan, totals: dict):
+    def __init__(self, search: Search, plan: Plan, totals: dict, shared: SharedLists | None = None):
         start = time.perf_counter()
         cover = search.cover
         self.search = search
@@ -122,35 +146,37 @@ class FilaRun:
         self.walking = self.cut is not None
         # FILA's kernel function for this hand-off's argument types, once its first slice has looked it up
         self._fila = None
-        # only the list families used from here on
-        fams = families(plan, self.p0)
-        # the hand-offs still to come at least: the branches left at DLX's levels above
-        end, cur = search.end[:level], search.cur[:level]
-        atlas = plan_atlas(cover, plan, lambda: 1 + int((end.astype(np.int64) - cur).sum()))
-        h = handoff_lists(search, plan, fams, atlas)
+        self.shared = shared is not None
+        if shared is not None:
+            h, self.avail = shared_handoff(shared, search.count, search.lo, search.hi, plan.shape_size, cover.opt_ptr,
+                                           cover.opt_items)
+            fam = shared_families(plan, shared, self.p0)
+            # the word arrays come 1-D
+            lay, nbr, full, vmask, dmask = h.lay, h.nbr, h.full, h.vmask, h.masks
+        else:
+            # only the list families used from here on
+            fams = families(plan, self.p0)
+            fam = fams.fam
+            # the hand-offs still to come at least: the branches left at DLX's levels above
+            end, cur = search.end[:level], search.cur[:level]
+            atlas = plan_atlas(cover, plan, lambda: 1 + int((end.astype(np.int64) - cur).sum()))
+            h = handoff_lists(search, plan, fams, atlas)
+            # every shape of a hand-off's own lists has pieces left
+            self.avail = np.uint64((1 << len(h.left)) - 1).view(np.int64)
+            lay, nbr, full, vmask, dmask = words(h.lay), words(h.nbr), words(h.full), words(h.vmask), words(h.masks)
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.n_open, self.n_words = n_open, n_words
-        self.img_opt, self.left, self.slack, self.lp, self.entry_img = h.options, h.left, h.slack, h.lp, h.entry_img
+        self.img_opt, self.left, self.entry_img = h.options, h.left, h.entry_img
         # the pieces left per shape at the hand-off, for the next piece of this tree (restart)
         self.initial_left = h.left.copy()
-        self.nonempty, self.ls_base, self.order_cells = h.nonempty, h.ls_base, h.order_cells
-        self.dright, self.dleft = h.right, h.shift_left
-        self.lay, self.nbr, self.full, self.vmask = words(h.lay), words(h.nbr), words(h.full), words(h.vmask)
-        self.dmask = words(h.masks)
-        nb_ptr, nb = h.nb_ptr, h.nb
-        full = h.full
-        self.n_shapes = len(self.left)
-        self.spare = h.spare
-        self.kind = plan.kind
-        self.fam = fams.fam
+        self.n_shapes = len(h.left)
         depth = self.p0 + 1
         self.fstate = np.zeros(N_FSTATE, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
-        self.fstate[F_AVAIL] = np.uint64((1 << self.n_shapes) - 1).view(np.int64)
-        occ_stack = np.zeros((depth + 1, n_words), dtype=np.uint64)
+        self.fstate[F_AVAIL] = self.avail
         # bits that are not open cells start filled
-        occ_stack[0] = ~full[0]
-        self.occ_stack = words(occ_stack)
+        self.occ_stack = np.zeros((depth + 1,) if n_words == 1 else (depth + 1, n_words), dtype=np.uint64)
+        self.occ_stack[0] = ~full[0]
         self.stk = np.zeros((depth, 6), dtype=np.uint64)
         self.fbuf, self.fcount, self.flen = self.fit_buffers(depth, h.fit_cap)
         self.pos_stack = np.zeros(depth, dtype=np.uint64)
@@ -159,17 +185,20 @@ class FilaRun:
         self.path = np.zeros(depth, dtype=np.int32)
         if self.cut is not None:
             self.start_cut(self.cut)
-        self.fcons = self.constraint_args(search, level, depth, n_local, nb_ptr, nb)
+        self.fcons = self.constraint_args(search, level, depth, n_local, h.nb_ptr, h.nb)
         # shifts check a field in one OR per direction; a numbering without few directions, or two words (twice the
         # work per shift, and carries: one-sided 18x5 a third slower), checks the image's few neighbours instead
-        shifts = n_words == 1 and len(self.dright) > 0
+        shifts = n_words == 1 and len(h.right) > 0
         isolated = isolated_from(search, shifts, h)
-        halo = image_halos(h) if isolated and not shifts else np.zeros((0, n_words), dtype=np.uint64)
+        if not isolated or shifts:
+            halo = NO_HALO[n_words]
+        else:
+            halo = shared.halo if shared is not None else words(image_halos(h))
         # the kernel's argument bundles, made once per hand-off
-        self.lists = FilaLists(self.lay, self.entry_img, self.lp, self.ls_base, self.vmask, self.nbr, self.dright,
-                               self.dleft, self.dmask, self.full, self.nonempty, self.img_opt, self.prefix, self.slack,
-                               self.spare, self.p0, np.uint64(self.n_shapes), isolated, words(halo))
-        self.order = FilaOrder(self.kind, self.fam, self.order_cells)
+        self.lists = FilaLists(lay, self.entry_img, h.lp, h.ls_base, vmask, nbr, h.right, h.shift_left, dmask, full,
+                               h.nonempty, self.img_opt, self.prefix, h.slack, h.spare, self.p0,
+                               np.uint64(self.n_shapes), isolated, halo, self.shared)
+        self.order = FilaOrder(plan.kind, fam, h.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
         specialization = fila_specialization(n_words)
@@ -192,7 +221,7 @@ class FilaRun:
         """Search another piece of this tree: from the hand-off's node, down ``cut``'s path."""
         self.fstate[:] = 0
         self.fstate[F_PHASE] = FORWARD
-        self.fstate[F_AVAIL] = np.uint64((1 << self.n_shapes) - 1).view(np.int64)
+        self.fstate[F_AVAIL] = self.avail
         self.left[:] = self.initial_left
         self.cut = cut
         self.stop = cut.stop
@@ -214,7 +243,8 @@ class FilaRun:
     def fit_buffers(self, depth: int, cap: int) -> tuple:
         """Where the levels keep the fitting images: two halves per level, each of ``cap`` entries (the longest list
         set's)."""
-        return (np.zeros(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
+        # the buffer is written before it is read: empty, not zeroed (shared lists' longest set is long)
+        return (np.empty(2 * depth * cap, dtype=np.uint64), np.zeros(2 * depth * self.n_shapes, dtype=np.uint64),
                 np.zeros(2 * depth * self.n_shapes, dtype=np.uint64))
 
     def constraint_args(self, search: Search, level: int, depth: int, n_local: int, nb_ptr, nb) -> TriggerArgs:
@@ -230,7 +260,9 @@ class FilaRun:
             img_par = img_pstep = np.zeros(0, dtype=np.int64)
         if cells:
             n_cells = search.cover.n_cells
-            size = cons.shape_size[np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])]
+            # the shapes as the lists number them: every shape in shared lists, those with pieces left in own ones
+            size = cons.shape_size if self.shared else cons.shape_size[
+                np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])]
         else:
             # only the volume trigger reads the shapes' sizes
             size = np.zeros(0, dtype=np.int64)
@@ -595,8 +627,13 @@ class PipelineSearch(Search):
     """
 
     def __init__(self, cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None,
-                 batch: int | None = None):
+                 batch: int | None = None, share_lists: bool = True):
         self.plan = make_plan(cover, settings.order, cover.piece_count, settings.fila, settings.nof)
+        # the lists every hand-off shares are built here, before the search, where they are shared; not where DLX's
+        # filters take options out above a hand-off, which the shared lists would hold (they hold every image over
+        # open cells)
+        filters = settings.parity_filter or settings.volume_filter or settings.fit_filter
+        self.shared = plan_shared(cover, self.plan) if share_lists and not filters else None
         self.totals = handoff_totals()
         super().__init__(cover, settings, limits, on_solutions, on_trace, handoff=self.take_over,
                          handoff_at=settings.fila, handoff_cells=MAX_CELLS, handoff_shapes=MAX_SHAPES, batch=batch)
@@ -604,7 +641,7 @@ class PipelineSearch(Search):
     def take_over(self, search: Search):
         """FILA for the branch at hand (with the budget spent, it searches the branch's node and hands back the rest:
         handing the branch back whole would count the DLX filters at its node twice, here and in its piece)."""
-        self.fila = FilaRun(search, self.plan, self.totals)
+        self.fila = FilaRun(search, self.plan, self.totals, self.shared)
         return self.fila
 
     def restart(self, settings: Settings) -> None:
@@ -666,9 +703,14 @@ class _Pieces:
 PIECES = _Pieces(32)
 
 
-def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None):
-    """DLX with hand-offs to FILA under settled ``settings``, ready to run; returns the search and FILA's totals."""
-    search = PipelineSearch(cover, settings, limits, on_solutions, on_trace)
+def start_pipeline(cover, settings: Settings, limits: Limits = Limits(), on_solutions=None, on_trace=None,
+                   share_lists: bool = True):
+    """DLX with hand-offs to FILA under settled ``settings``, ready to run; returns the search and FILA's totals.
+
+    ``share_lists=False``: every hand-off builds its own lists, as the race
+    of schedules prices them (:func:`~bench.engines.autoconfig.race_cost`).
+    """
+    search = PipelineSearch(cover, settings, limits, on_solutions, on_trace, share_lists=share_lists)
     return search, search.totals
 
 
@@ -696,7 +738,8 @@ class _Pipeline:
         settings = engine.settle(cover, Settings(fila=handoff, order=order, nof=True,
                                                  isolated_backtrack=auto_isolated(order)))
         engine.warm_up(cover, settings)
-        search, totals = start_pipeline(cover, settings)
+        # priced as its cost model was fitted: by the lists each hand-off builds, which shared lists would hide
+        search, totals = start_pipeline(cover, settings, share_lists=False)
         return search, totals, make_plan(cover, settings.order, cover.piece_count, handoff, settings.nof).kind
 
 
@@ -719,6 +762,9 @@ def _tiny_fila(x: int) -> None:
     FilaRun(search, plan, handoff_totals()).slice(1 << 20)
     # the later hand-offs of a real search narrow the plan's atlas: its kernel too
     handoff_lists(search, plan, families(plan, x), build_atlas(cover, plan))
+    # and a search whose hand-offs share the whole puzzle's lists
+    FilaRun(Search(cover, settings, Limits(max_solutions=1), warm=False), plan, handoff_totals(),
+            build_shared(cover, plan)).slice(1 << 20)
 
 
 for _words, _cost in ((1, 11.3), (2, 12.5)):

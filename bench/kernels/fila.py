@@ -54,14 +54,16 @@ TriggerArgs = namedtuple("TriggerArgs", [
 
 FilaLists = namedtuple("FilaLists", [
     "lay", "entry_img", "lp", "ls_base", "vmask", "nbr", "dright", "dleft", "dmask", "full", "nonempty", "img_opt",
-    "prefix", "slack", "spare", "p0", "n_shapes", "isolated", "halo"])
+    "prefix", "slack", "spare", "p0", "n_shapes", "isolated", "halo", "shared"])
 """One hand-off's sub-puzzle as the kernel reads it (:func:`~bench.kernels.fila_lists.build_handoff`): the images'
 layouts, the list entries and list sets (``entry_img``, ``lp``, ``ls_base``, ``vmask``, ``nonempty``), the cells'
 neighbours and open bits (``nbr``, ``dright``, ``dleft``, ``dmask``, ``full``), each image's option of the cover
 (``img_opt``) and the DLX options placed above (``prefix``); the spare pieces per shape (``slack``, ``spare``: any),
 the pieces left at the hand-off (``p0``), the shapes (``n_shapes``), from how many pieces left on the isolated-cell
-trigger acts (``isolated``, 0: off; off too where a piece left has one cell) and, where it acts by halos rather than
-shifts, each image's open neighbours (``halo``; empty: by shifts)."""
+trigger acts (``isolated``, 0: off; off too where a piece left has one cell), where it acts by halos rather than
+shifts, each image's open neighbours (``halo``; empty: by shifts), and whether the lists are a plan's shared ones
+(``shared``, :func:`~bench.kernels.fila_lists.build_shared`), which hold images over the cells filled above the
+hand-off too: their attempts count only the entries that avoid those cells, the entries a hand-off's own lists hold."""
 
 FilaOrder = namedtuple("FilaOrder", ["kind", "fam", "order_cells"])
 """FILA's schedule per number of pieces remaining: the selection kind, the list family, and each family's cells in
@@ -167,6 +169,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     n_shapes = lists.n_shapes
     iso_min = np.uint64(lists.isolated)
     halo = lists.halo
+    shared = lists.shared
     kind = order.kind
     fam = order.fam
     order_cells = order.order_cells
@@ -209,6 +212,8 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     n_cells_l = np.uint64(ls_base.shape[1])
     triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
+    # the hand-off's occupancy: an entry of shared lists that hits it is not in play there
+    occ0 = load(occ_stack, 0)
     n_dirs = dright.shape[0]
     buf_cap = np.uint64(fbuf.shape[0] // (2 * stk.shape[0]))
     # unsigned indices spare numba's negative-index correction on every access
@@ -330,14 +335,23 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 e = lp[base + s]
                 stop = lp[base + s + one]
                 ws = w
-                while e < stop:
-                    # stored unconditionally, kept by advancing: no branch per image
-                    fbuf[w] = e
-                    w += np.uint64(not hits(lay, e, occ))
-                    e += one
+                if shared:
+                    n_live = zero
+                    while e < stop:
+                        fbuf[w] = e
+                        w += np.uint64(not hits(lay, e, occ))
+                        n_live += np.uint64(not hits(lay, e, occ0))
+                        e += one
+                else:
+                    n_live = stop - e
+                    while e < stop:
+                        # stored unconditionally, kept by advancing: no branch per image
+                        fbuf[w] = e
+                        w += np.uint64(not hits(lay, e, occ))
+                        e += one
                 fcount[cb + s] = w - ws
-                flen[cb + s] = stop - lp[base + s]
-                tested += stop - lp[base + s]
+                flen[cb + s] = n_live
+                tested += n_live
                 if w - w0 >= best_fits:
                     break
             n = w - w0
@@ -397,12 +411,21 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 else:
                     e = lp[base + sh]
                     stop = lp[base + sh + one]
-                    attempts[p] += np.int64(stop - e)
                     k = kend = (level + level) * buf_cap
-                    while e < stop:
-                        fbuf[kend] = e
-                        kend += np.uint64(not hits(lay, e, occ))
-                        e += one
+                    if shared:
+                        n_live = zero
+                        while e < stop:
+                            fbuf[kend] = e
+                            kend += np.uint64(not hits(lay, e, occ))
+                            n_live += np.uint64(not hits(lay, e, occ0))
+                            e += one
+                        attempts[p] += np.int64(n_live)
+                    else:
+                        attempts[p] += np.int64(stop - e)
+                        while e < stop:
+                            fbuf[kend] = e
+                            kend += np.uint64(not hits(lay, e, occ))
+                            e += one
                 left[sh] -= 1
                 if left[sh] == 0:
                     avail &= ~(one << sh)

@@ -9,6 +9,11 @@ for a fixed-order heuristic, that avoid every cell earlier in its order
 (**POF**: such an image sits only in the list of its earliest cell).  The
 lists are stored flat in ``(list set, shape)`` order, each entry the image's
 layout words, so a fit test is one AND over contiguous memory.
+
+**Shared lists.**  The lists of the whole puzzle, every cell open
+(:func:`build_shared`), serve every hand-off of a solve where the pieces
+above it fill few cells: its filled cells start set in the occupancy, and
+the images over them fail their fit test like any other.
 """
 
 from __future__ import annotations
@@ -764,6 +769,18 @@ def build_atlas(cover, plan: Plan) -> Atlas | None:
     not use it (over 128 cells, over 64 shapes) or where its slots would pass
     :data:`MAX_ATLAS_SLOTS` (every neighbour of every cell variable).
     """
+    whole = whole_lists(cover, plan)
+    return whole.atlas if whole is not None else None
+
+
+WholeLists = namedtuple("WholeLists", ["atlas", "n_bits", "fam_rank", "nb_ptr", "nb", "lay", "nonempty", "img_ptr",
+                                       "img_cells", "img_lay"])
+"""What :func:`whole_lists` builds: the :class:`Atlas`, its ``n_bits`` bits, each family's cell ranks, the
+neighbours, the entries' layout words, the non-empty lists per list set, and the images (every option, in order)."""
+
+
+def whole_lists(cover, plan: Plan) -> WholeLists | None:
+    """:func:`build_atlas`'s lists with everything built on the way (:data:`WholeLists`)."""
     n_cells = cover.n_cells
     n_shapes = cover.n_items - n_cells
     if n_cells > 128 or n_shapes > 64:
@@ -805,6 +822,150 @@ def build_atlas(cover, plan: Plan) -> Atlas | None:
     options = np.arange(cover.n_options, dtype=np.int32)
     img_ptr, img_cells, img_shape, img_lay = sub_images(options, cover.opt_ptr, cover.opt_items, local_of, shape_of,
                                                         n_words)
-    lp, _, entry_opt, _, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_bits, n_shapes,
-                                                      fam_rank, ordered, nb_ptr, nb, plan.nof)
-    return Atlas(bit_of, lp, entry_opt, ls_base, vmask, n_shapes, rows)
+    lp, lay, entry_opt, nonempty, ls_base, vmask = build_lists(img_ptr, img_cells, img_shape, img_lay, n_bits,
+                                                               n_shapes, fam_rank, ordered, nb_ptr, nb, plan.nof)
+    return WholeLists(Atlas(bit_of, lp, entry_opt, ls_base, vmask, n_shapes, rows), n_bits, fam_rank, nb_ptr, nb,
+                      lay, nonempty, img_ptr, img_cells, img_lay)
+
+
+# -- the lists of a whole puzzle, shared by every hand-off ----------------------------------------
+
+SharedLists = namedtuple("SharedLists", ["atlas", "n_bits", "lay", "vmask", "nonempty", "order_cells", "nb_ptr", "nb", "nbr",
+                                         "right", "shift_left", "masks", "options", "fit_cap", "loose", "halo",
+                                         "cell_bit"])
+"""The plan's lists as every hand-off searches them (:func:`build_shared`): the :class:`Atlas` and the arrays of a
+:data:`Handoff` that do not depend on the hand-off's state, over ``n_bits`` bits, word arrays 1-D; ``options``
+(every option, an image each), those with a cell without a neighbour in them (``loose``), the options' neighbours
+(``halo``), and each cell's bit (``cell_bit``, one word)."""
+
+SHARED_FILLED = 0.25
+"""The largest share of a puzzle's cells the pieces above the hand-off may fill for its hand-offs to share the
+whole puzzle's lists (:func:`shares_lists`): each list then holds few images over cells filled above."""
+
+
+def shares_lists(cover, plan: Plan) -> bool:
+    """Whether the hand-offs of ``plan`` search the whole puzzle's lists (:func:`build_shared`), not their own.
+
+    A hand-off's own lists hold only the images still in play; built (or
+    narrowed) at each hand-off, they cost the Soma cube's search a third of
+    its time.  Shared, they are built once, before the search, and hold
+    the images over cells filled above the hand-off too, which the kernel
+    tests and passes over (counting as attempts only the others, so every
+    counter is the same either way).  So they are shared where those are
+    few: the largest pieces above the hand-off fill at most
+    :data:`SHARED_FILLED` of the cells.  Only in one word, numbered in the
+    box (as a hand-off's own lists then are, so the search is the same):
+    :func:`build_shared` sees to that.
+    """
+    n_cells = cover.n_cells
+    sizes = np.sort(np.repeat(plan.shape_size, cover.item_hi[n_cells:]))
+    above = int(sizes[len(sizes) - (cover.piece_count - plan.handoff_at):].sum())
+    return above <= SHARED_FILLED * n_cells
+
+
+def build_shared(cover, plan: Plan) -> SharedLists | None:
+    """The whole puzzle's lists as every hand-off of ``plan`` searches them; None where they do not fit one word
+    numbered in the box, or do not fit at all (:func:`whole_lists`)."""
+    if cover.n_cells > 64 or plan.n_box > 64:
+        return None
+    whole = whole_lists(cover, plan)
+    if whole is None:
+        return None
+    atlas = whole.atlas
+    n_shapes = atlas.n_shapes
+    order_cells, right, shift_left, masks, n_dirs, nbr, fit_cap = shared_arrays(whole.fam_rank, whole.nb_ptr,
+                                                                                 whole.nb, atlas.lp, n_shapes)
+    img_ptr, img_cells, img_lay = whole.img_ptr, whole.img_cells, whole.img_lay
+    # the images with a cell that has no neighbour in them (a monomino's, two squares a cell apart)
+    touching = (nbr[img_cells] & np.repeat(img_lay, np.diff(img_ptr), axis=0)).any(axis=1)
+    loose = np.flatnonzero(~np.logical_and.reduceat(touching, img_ptr[:-1])).astype(np.int32)
+    halo = np.bitwise_or.reduceat(nbr[img_cells], img_ptr[:-1], axis=0) & ~img_lay
+    cell_bit = np.left_shift(np.uint64(1), atlas.bit_of.astype(np.uint64))
+    return SharedLists(atlas, whole.n_bits, words(whole.lay), words(atlas.vmask), whole.nonempty,
+                       order_cells, whole.nb_ptr, whole.nb, words(nbr), right[:n_dirs], shift_left[:n_dirs],
+                       words(masks[:n_dirs]), np.arange(cover.n_options, dtype=np.int32), fit_cap, loose, words(halo),
+                       cell_bit)
+
+
+@njit(cache=True)
+def shared_arrays(fam_rank, nb_ptr, nb, lp, n_shapes):
+    """:func:`build_shared`'s compiled steps in one call: the scan orders, the neighbour shifts (``n_dirs`` rows of
+    :data:`MAX_DIRECTIONS`) and masks in one word, and the longest list set."""
+    order_cells = scan_orders(fam_rank)
+    right, shift_left, masks, n_dirs = neighbour_directions(nb_ptr, nb, 1)
+    nbr = neighbour_masks(nb_ptr, nb, 1)
+    fit_cap = np.int64(0)
+    for ls in range((lp.shape[0] - 1) // n_shapes):
+        fit_cap = max(fit_cap, np.int64(lp[(ls + 1) * n_shapes] - lp[ls * n_shapes]))
+    return order_cells, right, shift_left, masks, n_dirs, nbr, fit_cap
+
+
+def plan_shared(cover, plan: Plan) -> SharedLists | None:
+    """The plan's :data:`SharedLists` where its hand-offs share them (:func:`shares_lists`), built once and kept in
+    the plan; else None."""
+    if not shares_lists(cover, plan):
+        return None
+    built = plan.built
+    if "shared" not in built:
+        built["shared"] = build_shared(cover, plan)
+    return built["shared"]
+
+
+def shared_handoff(shared: SharedLists, count, lo, hi, shape_size, opt_ptr, opt_items) -> tuple[Handoff, np.int64]:
+    """The :data:`Handoff` of the DLX state of item counts ``count`` (bounds ``lo``, ``hi``) on ``shared`` lists, and
+    its shapes with pieces left as FILA's bit mask.
+
+    Only the open cells' bits, the pieces left and spare per shape (every
+    shape of the cover, used up or not), the fewest cells of a shape left
+    and whether the images in play hold together are the hand-off's own
+    (:func:`handoff_state`, from the options' items ``opt_ptr``,
+    ``opt_items``); the rest is the plan's, its word arrays 1-D (as
+    :func:`words` makes them).
+    """
+    full, left, slack, n_open, spare, min_size, avail, hold = handoff_state(
+        count, lo, hi, shared.cell_bit, shape_size, shared.loose, opt_ptr, opt_items)
+    lists = shared.atlas
+    return Handoff(n_open, shared.n_bits, 1, shared.options, left, slack, lists.lp, shared.lay, lists.entry_opt,
+                   shared.nonempty, lists.ls_base, shared.vmask, shared.nbr, shared.right, shared.shift_left,
+                   shared.masks, full, shared.order_cells, shared.nb_ptr, shared.nb, None, None, None, spare,
+                   shared.fit_cap, hold, min_size), avail
+
+
+@njit(cache=True)
+def handoff_state(count, lo, hi, cell_bit, shape_size, loose, opt_ptr, opt_items):
+    """What a hand-off on shared lists reads of its DLX state (:func:`shared_handoff`), in one call: the open cells'
+    bits (one word, as an array of it), the pieces left and spare per shape, how many cells are open, whether a
+    piece is spare, the fewest cells of a shape left (2**40 where none is), the shapes left as a bit mask, and
+    whether every image in play holds together: none of the ``loose`` options is (its cells open, its shape's
+    pieces not used up), as a hand-off's own images are asked (:func:`handoff_arrays`)."""
+    n_cells = cell_bit.shape[0]
+    full = np.zeros(1, dtype=np.uint64)
+    n_open = 0
+    for t in range(n_cells):
+        if count[t] == 0:
+            full[0] |= cell_bit[t]
+            n_open += 1
+    n_shapes = count.shape[0] - n_cells
+    left = np.empty(n_shapes, dtype=np.int64)
+    slack = np.empty(n_shapes, dtype=np.int64)
+    spare = False
+    min_size = np.int64(1) << 40
+    avail = np.uint64(0)
+    for s in range(n_shapes):
+        t = n_cells + s
+        left[s] = hi[t] - count[t]
+        slack[s] = left[s] - max(lo[t] - count[t], 0)
+        spare |= slack[s] > 0
+        if left[s] > 0:
+            min_size = min(min_size, shape_size[s])
+            avail |= np.uint64(1) << np.uint64(s)
+    hold = True
+    for o in loose:
+        end = opt_ptr[o + 1] - 1
+        in_play = count[opt_items[end]] < hi[opt_items[end]]
+        for z in range(opt_ptr[o], end):
+            if count[opt_items[z]] != 0:
+                in_play = False
+        if in_play:
+            hold = False
+    return full, left, slack, n_open, spare, min_size, np.int64(avail), hold

@@ -107,7 +107,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int32[:]',
         )),
         ('bench.kernels.fila.fila_search', (
-            'bench.kernels.fila.FilaLists(uint64[:], int32[:], uint64[:], int32[:, :], uint64[:], uint64[:], int64[:], int64[:], uint64[:], uint64[:], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64, uint64[:])',
+            'bench.kernels.fila.FilaLists(uint64[:], int32[:], uint64[:], int32[:, :], uint64[:], uint64[:], int64[:], int64[:], uint64[:], uint64[:], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64, uint64[:], bool)',
             'bench.kernels.fila.FilaOrder(int32[:], int32[:], int32[:, :])',
             'bench.kernels.fila.FilaStack(int64[:], uint64[:], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
@@ -139,6 +139,23 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int32[:]',
             'bool',
         )),
+        ('bench.kernels.fila_lists.shared_arrays', (
+            'int32[:, :]',
+            'int32[:]',
+            'int32[:]',
+            'uint64[:]',
+            'int64',
+        )),
+        ('bench.kernels.fila_lists.handoff_state', (
+            'int32[:]',
+            'readonly int32[:]',
+            'readonly int32[:]',
+            'uint64[:]',
+            'int64[:]',
+            'int32[:]',
+            'readonly int32[:]',
+            'readonly int32[:]',
+        )),
     ),
     'fila2': (
         ('bench.kernels.fila_lists.handoff_arrays', (
@@ -153,7 +170,7 @@ LIBRARIES: dict[str, tuple[tuple[str, tuple[str, ...]], ...]] = {
             'int32[:]',
         )),
         ('bench.kernels.fila.fila_search', (
-            'bench.kernels.fila.FilaLists(uint64[:, :], int32[:], uint64[:], int32[:, :], uint64[:, :], uint64[:, :], int64[:], int64[:], uint64[:, :], uint64[:, :], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64, uint64[:, :])',
+            'bench.kernels.fila.FilaLists(uint64[:, :], int32[:], uint64[:], int32[:, :], uint64[:, :], uint64[:, :], int64[:], int64[:], uint64[:, :], uint64[:, :], uint64[:], int32[:], int32[:], int64[:], bool, int64, uint64, int64, uint64[:, :], bool)',
             'bench.kernels.fila.FilaOrder(int32[:], int32[:], int32[:, :])',
             'bench.kernels.fila.FilaStack(int64[:], uint64[:, :], uint64[:, :], uint64[:], uint64[:], uint64[:], uint64[:], int64[:], int32[:], int32[:])',
             'bench.kernels.codes.Counters(int64[:], int64[:], int64[:], int64[:])',
