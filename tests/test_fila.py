@@ -216,10 +216,7 @@ def test_the_atlas_waits_for_enough_hand_offs_and_is_shared_by_the_plans_searche
 def _pipeline_stats(cover, settings, share_lists):
     search = fila_module.PipelineSearch(cover, fila_module.with_defaults(cover, settings), share_lists=share_lists)
     assert search.run() == Status.SOLVED
-    stats = search.stats()
-    # what the lists hold: every image of the puzzle where they are shared
-    sizes = {key: stats["fila"].pop(key) for key in ("images", "list_entries")}
-    return search.shared, stats, sizes
+    return search.shared, search.stats()
 
 
 @pytest.mark.parametrize("path, redundancy, settings", [
@@ -237,12 +234,32 @@ def _pipeline_stats(cover, settings, share_lists):
 def test_hand_offs_on_shared_lists_search_the_tree_their_own_lists_search(path, redundancy, settings):
     # scans and e and s, NOF and not, every trigger, spare pieces, several pieces above the hand-off, other lattices
     cover = Cover.from_puzzle(one(DEFS / path), redundancy=redundancy)
-    shared, stats, sizes = _pipeline_stats(cover, settings, True)
-    own, own_stats, own_sizes = _pipeline_stats(cover, settings, False)
+    shared, stats = _pipeline_stats(cover, settings, True)
+    own, own_stats = _pipeline_stats(cover, settings, False)
     assert shared is not None and own is None
+    # every counter, and the images and list entries counted as the hand-offs' own lists hold them
     assert stats == own_stats and stats["fila"]["handoffs"] >= 1
-    # the images over cells filled above are in the lists, tested and passed over (none at a hand-off at the root)
-    assert sizes["list_entries"] >= own_sizes["list_entries"]
+
+
+@pytest.mark.parametrize("per_option, expected", [(fila_module.LARGE_TREE_NODES, [True] * 3), (0, [True, False, False])])
+def test_hand_offs_build_their_own_lists_after_a_large_tree_on_shared_ones(monkeypatch, per_option, expected):
+    cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy="Z", method="orbit")
+    settings = Settings(order="f=6", fila=6, isolated_backtrack=1)
+    seen = []
+    real = fila_module.FilaRun.__init__
+
+    def spy(self, *args):
+        real(self, *args)
+        seen.append(self.shared)
+
+    monkeypatch.setattr(fila_module.FilaRun, "__init__", spy)
+    monkeypatch.setattr(fila_module, "LARGE_TREE_NODES", per_option)
+    plan = fila_module.make_plan(cover, "f=6", cover.piece_count, 6, True)
+    plan.built.pop(fila_module.LARGE_TREES, None)
+    _, stats = _pipeline_stats(cover, settings, True)
+    # the Soma cube's trees, some 5,000 nodes each on 688 options, keep the shared lists
+    assert seen == expected and stats == _pipeline_stats(cover, settings, False)[1]
+    plan.built.pop(fila_module.LARGE_TREES, None)
 
 
 def test_no_hand_off_shares_lists_below_dlx_s_filters_or_many_filled_cells():

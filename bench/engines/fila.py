@@ -131,6 +131,7 @@ class FilaRun:
         start = time.perf_counter()
         cover = search.cover
         self.search = search
+        self.start_nodes = int(search.state[S_NODES])
         level = int(search.state[S_LEVEL])
         self.p0 = search.n_pieces - level
         settings = search.settings
@@ -148,8 +149,10 @@ class FilaRun:
         self._fila = None
         self.shared = shared is not None
         if shared is not None:
-            h, self.avail = shared_handoff(shared, search.count, search.lo, search.hi, plan.shape_size, cover.opt_ptr,
-                                           cover.opt_items)
+            fam_rows = shared.atlas.rows[families(plan, self.p0).used]
+            h, self.avail, n_images, n_entries = shared_handoff(shared, search.count, search.lo, search.hi,
+                                                                plan.shape_size, cover.opt_ptr, cover.opt_items,
+                                                                fam_rows)
             fam = shared_families(plan, shared, self.p0)
             # the word arrays come 1-D
             lay, nbr, full, vmask, dmask = h.lay, h.nbr, h.full, h.vmask, h.masks
@@ -164,6 +167,7 @@ class FilaRun:
             # every shape of a hand-off's own lists has pieces left
             self.avail = np.uint64((1 << len(h.left)) - 1).view(np.int64)
             lay, nbr, full, vmask, dmask = words(h.lay), words(h.nbr), words(h.full), words(h.vmask), words(h.masks)
+            n_images, n_entries = len(h.options), len(h.entry_img)
         n_open, n_local, n_words = h.n_open, h.n_local, h.n_words
         self.n_open, self.n_words = n_open, n_words
         self.img_opt, self.left, self.entry_img = h.options, h.left, h.entry_img
@@ -210,8 +214,9 @@ class FilaRun:
         if self.cut is None:
             # a cut's hand-off is its sub-problem's, counted there
             totals["handoffs"] += 1
-            totals["images"] += len(self.img_opt)
-            totals["list_entries"] += len(self.entry_img)
+            # what the hand-off's own lists hold, shared or not: alike however the search was cut
+            totals["images"] += n_images
+            totals["list_entries"] += n_entries
             totals["geometric"] += n_local == plan.n_box
         totals["max_cells"] = max(totals["max_cells"], n_open)
         totals["words"] = max(totals["words"], n_words)
@@ -580,7 +585,8 @@ class FilaEngine(CompiledEngine):
         if settings.cut is not None and limits == Limits() and on_solutions is None and on_trace is None:
             t0 = time.perf_counter()
             search = PIECES.solve(cover, settings)
-            totals, setup_seconds = search.totals, time.perf_counter() - t0 - search.solve_seconds
+            totals = search.totals
+            setup_seconds = time.perf_counter() - t0 - search.solve_seconds - search.late_compile_seconds
         else:
             search, totals, setup_seconds = run_pipeline(cover, settings, limits, on_solutions, on_trace)
         variant = f"f{settings.fila}/o{settings.order}/n{int(settings.nof)}" + constraint_variant(settings)
@@ -614,6 +620,22 @@ def isolated_from(search: Search, shifts: bool, h: Handoff) -> int:
     return at
 
 
+LARGE_TREES = "large trees"
+"""The key of :attr:`Plan.built` that says a hand-off on the plan's shared lists searched more than
+:data:`LARGE_TREE_NODES` nodes per option of the puzzle: from then on its hand-offs build their own lists."""
+
+LARGE_TREE_NODES = 32
+"""Nodes per option of a hand-off's tree past which its own lists pay.
+
+Shared lists save each hand-off the building of its own, about 0.1 ms on
+the Soma cube's 688 options, as long as some 20,000 nodes of FILA; they
+cost every node the tests of the images over cells filled above the
+hand-off (the Tetris Cube's search, a few M nodes a hand-off, 9 % slower).
+The tree of the hand-off before, in nodes, tells which weighs more, alike
+on every machine, and the counters are the same either way.
+"""
+
+
 def handoff_totals() -> dict:
     """FILA's totals over a pipeline's hand-offs, all zero (:class:`FilaRun` adds to them)."""
     return {"handoffs": 0, "geometric": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0,
@@ -633,15 +655,31 @@ class PipelineSearch(Search):
         # filters take options out above a hand-off, which the shared lists would hold (they hold every image over
         # open cells)
         filters = settings.parity_filter or settings.volume_filter or settings.fit_filter
-        self.shared = plan_shared(cover, self.plan) if share_lists and not filters else None
+        share_lists = share_lists and not filters and not self.plan.built.get(LARGE_TREES)
+        compiled = warmup.spent()
+        self.shared = plan_shared(cover, self.plan) if share_lists else None
+        # a kernel first met building them (a specialization nobody foresaw) compiles here: compile time, not set-up
+        self.setup_compile_seconds = warmup.spent() - compiled
         self.totals = handoff_totals()
+        self.fila = None
         super().__init__(cover, settings, limits, on_solutions, on_trace, handoff=self.take_over,
                          handoff_at=settings.fila, handoff_cells=MAX_CELLS, handoff_shapes=MAX_SHAPES, batch=batch)
+
+    def run(self) -> Status:
+        """:meth:`Search.run`, with the compiling of the set-up counted as the search's late compiling (once)."""
+        status = super().run()
+        self.late_compile_seconds += self.setup_compile_seconds
+        self.setup_compile_seconds = 0.0
+        return status
 
     def take_over(self, search: Search):
         """FILA for the branch at hand (with the budget spent, it searches the branch's node and hands back the rest:
         handing the branch back whole would count the DLX filters at its node twice, here and in its piece)."""
-        self.fila = FilaRun(search, self.plan, self.totals, self.shared)
+        last, built = self.fila, self.plan.built
+        if last is not None and last.shared and (int(search.state[S_NODES]) - last.start_nodes
+                                                 > LARGE_TREE_NODES * len(last.img_opt)):
+            built[LARGE_TREES] = True
+        self.fila = FilaRun(search, self.plan, self.totals, None if built.get(LARGE_TREES) else self.shared)
         return self.fila
 
     def restart(self, settings: Settings) -> None:
@@ -718,7 +756,7 @@ def run_pipeline(cover, settings: Settings, limits: Limits, on_solutions=None, o
     """Run DLX with hand-offs to FILA under settled ``settings``; returns the search, FILA totals and set-up seconds."""
     t0 = time.perf_counter()
     search, totals = start_pipeline(cover, settings, limits, on_solutions, on_trace)
-    setup_seconds = time.perf_counter() - t0
+    setup_seconds = time.perf_counter() - t0 - search.setup_compile_seconds
     search.status = search.run()
     return search, totals, setup_seconds
 

@@ -26,7 +26,7 @@ from typing import Callable
 import numpy as np
 
 from bench.toolchain.registry import njit
-from bench.kernels.bitfield import _popcount, gather_rows
+from bench.kernels.bitfield import _ctz, _popcount, gather_rows
 from bench.kernels.fila import ESTIMATE, FIRST, ORDER, SIZE
 from bench.kernels.heuristics import compile_order, scan_axes, schedule
 from bench.kernels.memo import CoverMemo
@@ -830,13 +830,19 @@ def whole_lists(cover, plan: Plan) -> WholeLists | None:
 
 # -- the lists of a whole puzzle, shared by every hand-off ----------------------------------------
 
-SharedLists = namedtuple("SharedLists", ["atlas", "n_bits", "lay", "vmask", "nonempty", "order_cells", "nb_ptr", "nb", "nbr",
-                                         "right", "shift_left", "masks", "options", "fit_cap", "loose", "halo",
-                                         "cell_bit"])
+SharedImages = namedtuple("SharedImages", ["cell_bit", "opt_lay", "opt_shape", "loose", "vmask", "ordered",
+                                           "first_cell", "n_bits"])
+"""What a hand-off on shared lists reads to tell its images in play (:func:`handoff_state`): each cell's bit, each
+option's layout word and shape, the options with a cell without a neighbour in them (``loose``), the lists'
+variable neighbours (``vmask``, ``n_bits`` rows per family), which families are ordered (POF), and each option's
+earliest cell in each family (``first_cell``)."""
+
+SharedLists = namedtuple("SharedLists", ["atlas", "n_bits", "lay", "vmask", "nonempty", "order_cells", "nb_ptr", "nb",
+                                         "nbr", "right", "shift_left", "masks", "options", "fit_cap", "halo",
+                                         "images"])
 """The plan's lists as every hand-off searches them (:func:`build_shared`): the :class:`Atlas` and the arrays of a
 :data:`Handoff` that do not depend on the hand-off's state, over ``n_bits`` bits, word arrays 1-D; ``options``
-(every option, an image each), those with a cell without a neighbour in them (``loose``), the options' neighbours
-(``halo``), and each cell's bit (``cell_bit``, one word)."""
+(every option, an image each), the options' neighbours (``halo``), and the :data:`SharedImages`."""
 
 SHARED_FILLED = 0.25
 """The largest share of a puzzle's cells the pieces above the hand-off may fill for its hand-offs to share the
@@ -872,19 +878,29 @@ def build_shared(cover, plan: Plan) -> SharedLists | None:
     if whole is None:
         return None
     atlas = whole.atlas
-    n_shapes = atlas.n_shapes
     order_cells, right, shift_left, masks, n_dirs, nbr, fit_cap = shared_arrays(whole.fam_rank, whole.nb_ptr,
-                                                                                 whole.nb, atlas.lp, n_shapes)
+                                                                                 whole.nb, atlas.lp, atlas.n_shapes)
     img_ptr, img_cells, img_lay = whole.img_ptr, whole.img_cells, whole.img_lay
+    starts = img_ptr[:-1]
+    sizes = np.diff(img_ptr)
     # the images with a cell that has no neighbour in them (a monomino's, two squares a cell apart)
-    touching = (nbr[img_cells] & np.repeat(img_lay, np.diff(img_ptr), axis=0)).any(axis=1)
-    loose = np.flatnonzero(~np.logical_and.reduceat(touching, img_ptr[:-1])).astype(np.int32)
-    halo = np.bitwise_or.reduceat(nbr[img_cells], img_ptr[:-1], axis=0) & ~img_lay
-    cell_bit = np.left_shift(np.uint64(1), atlas.bit_of.astype(np.uint64))
-    return SharedLists(atlas, whole.n_bits, words(whole.lay), words(atlas.vmask), whole.nonempty,
-                       order_cells, whole.nb_ptr, whole.nb, words(nbr), right[:n_dirs], shift_left[:n_dirs],
-                       words(masks[:n_dirs]), np.arange(cover.n_options, dtype=np.int32), fit_cap, loose, words(halo),
-                       cell_bit)
+    touching = (nbr[img_cells] & np.repeat(img_lay, sizes, axis=0)).any(axis=1)
+    loose = np.flatnonzero(~np.logical_and.reduceat(touching, starts)).astype(np.int32)
+    halo = np.bitwise_or.reduceat(nbr[img_cells], starts, axis=0) & ~img_lay
+    # each option's earliest cell in each family, the first of them on a tie (as build_lists lists it)
+    first_cell = np.empty((len(whole.fam_rank), cover.n_options), dtype=np.int32)
+    at = np.arange(len(img_cells))
+    for f, rank in enumerate(whole.fam_rank):
+        ranks = rank[img_cells]
+        least = np.repeat(np.minimum.reduceat(ranks, starts), sizes)
+        first_cell[f] = img_cells[np.minimum.reduceat(np.where(ranks == least, at, len(at)), starts)]
+    shape_of = (cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells).astype(np.int32)
+    images = SharedImages(np.left_shift(np.uint64(1), atlas.bit_of.astype(np.uint64)), words(img_lay), shape_of,
+                          loose, words(atlas.vmask), plan.ordered[np.flatnonzero(atlas.rows >= 0)], first_cell,
+                          whole.n_bits)
+    return SharedLists(atlas, whole.n_bits, words(whole.lay), words(atlas.vmask), whole.nonempty, order_cells,
+                       whole.nb_ptr, whole.nb, words(nbr), right[:n_dirs], shift_left[:n_dirs], words(masks[:n_dirs]),
+                       np.arange(cover.n_options, dtype=np.int32), fit_cap, words(halo), images)
 
 
 @njit(cache=True)
@@ -911,33 +927,55 @@ def plan_shared(cover, plan: Plan) -> SharedLists | None:
     return built["shared"]
 
 
-def shared_handoff(shared: SharedLists, count, lo, hi, shape_size, opt_ptr, opt_items) -> tuple[Handoff, np.int64]:
-    """The :data:`Handoff` of the DLX state of item counts ``count`` (bounds ``lo``, ``hi``) on ``shared`` lists, and
-    its shapes with pieces left as FILA's bit mask.
+SharedHandoff = namedtuple("SharedHandoff", ["handoff", "avail", "images", "entries"])
+"""A hand-off on shared lists (:func:`shared_handoff`): its :data:`Handoff`, its shapes with pieces left as FILA's
+bit mask, and the images and list entries its own lists would hold."""
+
+
+def shared_handoff(shared: SharedLists, count, lo, hi, shape_size, opt_ptr, opt_items, fam_rows) -> SharedHandoff:
+    """The hand-off of the DLX state of item counts ``count`` (bounds ``lo``, ``hi``) on ``shared`` lists, for the
+    families of the shared lists' rows ``fam_rows``.
 
     Only the open cells' bits, the pieces left and spare per shape (every
-    shape of the cover, used up or not), the fewest cells of a shape left
-    and whether the images in play hold together are the hand-off's own
-    (:func:`handoff_state`, from the options' items ``opt_ptr``,
-    ``opt_items``); the rest is the plan's, its word arrays 1-D (as
-    :func:`words` makes them).
+    shape of the cover, used up or not), the fewest cells of a shape left,
+    whether the images in play hold together, and what its own lists would
+    hold are the hand-off's own (:func:`handoff_state`, from the options'
+    items ``opt_ptr``, ``opt_items``); the rest is the plan's, its word
+    arrays 1-D (as :func:`words` makes them).
     """
-    full, left, slack, n_open, spare, min_size, avail, hold = handoff_state(
-        count, lo, hi, shared.cell_bit, shape_size, shared.loose, opt_ptr, opt_items)
+    (full, left, slack, n_open, spare, min_size, avail, hold, images,
+     entries) = handoff_state(count, lo, hi, shape_size, opt_ptr, opt_items, shared.images, fam_rows)
     lists = shared.atlas
-    return Handoff(n_open, shared.n_bits, 1, shared.options, left, slack, lists.lp, shared.lay, lists.entry_opt,
-                   shared.nonempty, lists.ls_base, shared.vmask, shared.nbr, shared.right, shared.shift_left,
-                   shared.masks, full, shared.order_cells, shared.nb_ptr, shared.nb, None, None, None, spare,
-                   shared.fit_cap, hold, min_size), avail
+    h = Handoff(n_open, shared.n_bits, 1, shared.options, left, slack, lists.lp, shared.lay, lists.entry_opt,
+                shared.nonempty, lists.ls_base, shared.vmask, shared.nbr, shared.right, shared.shift_left,
+                shared.masks, full, shared.order_cells, shared.nb_ptr, shared.nb, None, None, None, spare,
+                shared.fit_cap, hold, min_size)
+    return SharedHandoff(h, avail, images, entries)
 
 
 @njit(cache=True)
-def handoff_state(count, lo, hi, cell_bit, shape_size, loose, opt_ptr, opt_items):
-    """What a hand-off on shared lists reads of its DLX state (:func:`shared_handoff`), in one call: the open cells'
-    bits (one word, as an array of it), the pieces left and spare per shape, how many cells are open, whether a
-    piece is spare, the fewest cells of a shape left (2**40 where none is), the shapes left as a bit mask, and
-    whether every image in play holds together: none of the ``loose`` options is (its cells open, its shape's
-    pieces not used up), as a hand-off's own images are asked (:func:`handoff_arrays`)."""
+def handoff_state(count, lo, hi, shape_size, opt_ptr, opt_items, images, fam_rows):
+    """What a hand-off on shared lists reads of its DLX state (:func:`shared_handoff`), in one call.
+
+    The open cells' bits (one word, as an array of it), the pieces left and
+    spare per shape, how many cells are open, whether a piece is spare, the
+    fewest cells of a shape left (2**40 where none is), the shapes left as a
+    bit mask, whether every image in play holds together (none of the
+    ``loose`` options is in play), and the images in play and the entries
+    the hand-off's own lists of the families ``fam_rows`` would hold (an
+    image at each cell it is listed at, once per occupancy of the cell's
+    open variable neighbours it leaves free), as :func:`handoff_arrays`
+    asks and counts them.  An option is in play where its shape has pieces
+    left and its cells are open (no DLX filter runs above a hand-off on
+    shared lists).
+    """
+    cell_bit = images.cell_bit
+    opt_lay = images.opt_lay
+    opt_shape = images.opt_shape
+    vmask = images.vmask
+    ordered = images.ordered
+    first_cell = images.first_cell
+    n_bits = images.n_bits
     n_cells = cell_bit.shape[0]
     full = np.zeros(1, dtype=np.uint64)
     n_open = 0
@@ -945,6 +983,7 @@ def handoff_state(count, lo, hi, cell_bit, shape_size, loose, opt_ptr, opt_items
         if count[t] == 0:
             full[0] |= cell_bit[t]
             n_open += 1
+    open_bits = full[0]
     n_shapes = count.shape[0] - n_cells
     left = np.empty(n_shapes, dtype=np.int64)
     slack = np.empty(n_shapes, dtype=np.int64)
@@ -960,12 +999,24 @@ def handoff_state(count, lo, hi, cell_bit, shape_size, loose, opt_ptr, opt_items
             min_size = min(min_size, shape_size[s])
             avail |= np.uint64(1) << np.uint64(s)
     hold = True
-    for o in loose:
-        end = opt_ptr[o + 1] - 1
-        in_play = count[opt_items[end]] < hi[opt_items[end]]
-        for z in range(opt_ptr[o], end):
-            if count[opt_items[z]] != 0:
-                in_play = False
-        if in_play:
+    for o in images.loose:
+        if left[opt_shape[o]] > 0 and opt_lay[o] & ~open_bits == 0:
             hold = False
-    return full, left, slack, n_open, spare, min_size, np.int64(avail), hold
+    n_images = 0
+    n_entries = 0
+    for o in range(opt_lay.shape[0]):
+        lay = opt_lay[o]
+        if left[opt_shape[o]] == 0 or lay & ~open_bits != 0:
+            continue
+        n_images += 1
+        free = open_bits & ~lay
+        for r in fam_rows:
+            if ordered[r]:
+                n_entries += np.int64(1) << np.int64(_popcount(vmask[r * n_bits + first_cell[r, o]] & free))
+            else:
+                z = lay
+                while z:
+                    c = np.int64(_ctz(z))
+                    z &= z - np.uint64(1)
+                    n_entries += np.int64(1) << np.int64(_popcount(vmask[r * n_bits + c] & free))
+    return full, left, slack, n_open, spare, min_size, np.int64(avail), hold, n_images, n_entries
