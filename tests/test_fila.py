@@ -231,8 +231,10 @@ def _pipeline_stats(cover, settings, share_lists):
     ("tetrahexes_4x7.txt", True, Settings(order="s", fila=6)),
     ("pentacubes_planar_2x5x6.txt", True, Settings(order="e", fila=10, nof=False)),
     (DATA / "spare_3x3.txt", True, Settings(order="e", fila=5))])
-def test_hand_offs_on_shared_lists_search_the_tree_their_own_lists_search(path, redundancy, settings):
-    # scans and e and s, NOF and not, every trigger, spare pieces, several pieces above the hand-off, other lattices
+def test_hand_offs_on_shared_lists_search_the_tree_their_own_lists_search(monkeypatch, path, redundancy, settings):
+    # scans and e and s, NOF and not, every trigger, spare pieces, several pieces above the hand-off, other lattices;
+    # DLX places the first piece (FILA at the root has a test of its own)
+    monkeypatch.setattr(fila_module, "ROOT_CELLS", 0)
     cover = Cover.from_puzzle(one(DEFS / path), redundancy=redundancy)
     shared, stats = _pipeline_stats(cover, settings, True)
     own, own_stats = _pipeline_stats(cover, settings, False)
@@ -254,12 +256,51 @@ def test_hand_offs_build_their_own_lists_after_a_large_tree_on_shared_ones(monke
 
     monkeypatch.setattr(fila_module.FilaRun, "__init__", spy)
     monkeypatch.setattr(fila_module, "LARGE_TREE_NODES", per_option)
+    # DLX places the first piece: three hand-offs
+    monkeypatch.setattr(fila_module, "ROOT_CELLS", 0)
     plan = fila_module.make_plan(cover, "f=6", cover.piece_count, 6, True)
     plan.built.pop(fila_module.LARGE_TREES, None)
     _, stats = _pipeline_stats(cover, settings, True)
     # the Soma cube's trees, some 5,000 nodes each on 688 options, keep the shared lists
     assert seen == expected and stats == _pipeline_stats(cover, settings, False)[1]
     plan.built.pop(fila_module.LARGE_TREES, None)
+
+
+@pytest.mark.parametrize("path, redundancy, order", [
+    ("somacube.txt", "Z", "f=6"), ("somacube.txt", True, "e=6"), ("tetrominoes_torus_5x4.txt", True, "f=4"),
+    ("polyspheres_tetrahedron_20.txt", True, "e=5"), ("dominoes_4x4.txt", None, "e=7")])
+def test_fila_at_the_root_searches_the_tree_of_a_hand_off_after_one_piece(monkeypatch, path, redundancy, order):
+    # a single piece's options first, or a cell's (the dominoes' corner, identical pieces)
+    cover = Cover.from_puzzle(one(DEFS / path), redundancy=redundancy)
+    n = cover.piece_count
+    settings = Settings(order=order, fila=n - 1, isolated_backtrack=n - 1)
+    search = fila_module.PipelineSearch(cover, fila_module.with_defaults(cover, settings))
+    assert search.root >= 0 and search.run() == Status.SOLVED
+    monkeypatch.setattr(fila_module, "ROOT_CELLS", 0)
+    _, after_dlx = _pipeline_stats(cover, settings, True)
+    at_root = search.stats()
+    # DLX's updates at its level are not FILA's, and there is one hand-off, at the root
+    for key in ("updates", "updates_by_remaining", "fila"):
+        at_root.pop(key), after_dlx.pop(key)
+    assert at_root == after_dlx and at_root["nodes"] > 1 and int(search.state[fila_module.S_COVERS]) > 0
+
+
+def test_fila_takes_over_at_the_root_only_of_a_small_whole_search():
+    cover = Cover.from_puzzle(one(DEFS / "somacube.txt"), redundancy="Z", method="orbit")
+    plan = fila_module.make_plan(cover, "f=6", cover.piece_count, 6, True)
+    settings = fila_module.with_defaults(cover, Settings(order="f=6", fila=6))
+    assert list(fila_module.root_branch(cover, settings, plan)) == list(np.flatnonzero(
+        cover.opt_items[cover.opt_ptr[1:] - 1] == cover.n_items - 1))
+    for other in (replace(settings, fila=5), replace(settings, prefix=((0, ()),)), replace(settings, goal=3),
+                  replace(settings, first_item=0), replace(settings, cut=fila_module.Cut((1,), 1))):
+        assert fila_module.root_branch(cover, other, plan) is None
+    # a first piece after which DLX would not hand every branch over (an item forced or dead)
+    hexes = Cover.from_puzzle(one(DEFS / "tetrahexes_4x7.txt"), redundancy=True)
+    hexes_settings = fila_module.with_defaults(hexes, Settings(order="f=6", fila=6))
+    assert fila_module.root_branch(hexes, hexes_settings, fila_module.make_plan(hexes, "f=6", 7, 6, True)) is None
+    big = Cover.from_puzzle(one(DEFS / "pentominoes_10x6.txt"), redundancy=True)
+    big_settings = fila_module.with_defaults(big, Settings(order="f=11", fila=11))
+    assert fila_module.root_branch(big, big_settings, fila_module.make_plan(big, "f=11", 12, 11, True)) is None
 
 
 def test_no_hand_off_shares_lists_below_dlx_s_filters_or_many_filled_cells():

@@ -41,10 +41,11 @@ from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODE
                                 TRACE)
 from bench.kernels.constraints import C_ISOLATED_BT, C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
-                                F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, FilaLists, FilaOrder,
+                                F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, SIZE, FilaLists, FilaOrder,
                                 FilaStack, TriggerArgs, fila_search)
-from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, SharedLists, build_atlas, build_handoff, build_shared,
-                                     families, image_halos, make_plan, plan_atlas, plan_shared, shared_handoff, words)
+from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, SharedLists, build_atlas, build_handoff,
+                                     build_shared, families, image_halos, make_plan, plan_atlas, plan_shared, rooted,
+                                     shared_handoff, words)
 from bench.kernels.heuristics import parse_order
 
 MAX_CELLS = 128
@@ -91,18 +92,26 @@ def handoff_lists(search: Search, plan: Plan, fams: Families, atlas: Atlas | Non
                          int(search.constraints.cfg[C_ISOLATED_BT]), atlas, rows)
 
 
-def shared_families(plan: Plan, shared: SharedLists, p0: int) -> np.ndarray:
+def shared_families(plan: Plan, shared: SharedLists, p0: int, rooted: bool) -> tuple[np.ndarray, np.ndarray]:
     """Each level's family as ``shared`` lists number them, for hand-offs with ``p0`` pieces left (-1 at DLX's levels
-    above), made once and kept in the plan."""
-    key = ("shared families", p0)
+    above, and at the root where the hand-off there is ``rooted``), and the rows of the families used, made once and
+    kept in the plan."""
+    key = ("shared families", p0, rooted)
     got = plan.built.get(key)
     if got is None:
-        got = shared.atlas.rows[plan.fam]
+        below = p0 - 1 if rooted else p0
+        fam = shared.atlas.rows[plan.fam]
         # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
-        got[p0 + 1 :] = -1
-        plan.built[key] = got
+        fam[below + 1 :] = -1
+        got = plan.built[key] = fam, shared.atlas.rows[families(plan, below).used]
     return got
 
+
+NO_TRIGGER_ARRAYS = (np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(1, dtype=np.int32),
+                     np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.uint8))
+"""The shapes' sizes and the volume trigger's scratch space where it is off (as :meth:`FilaRun.constraint_args`
+sizes them for no cells), shared by every hand-off: nothing writes them.  The first doubles as the images' parity
+where the parity trigger is off."""
 
 NO_HALO = {1: np.zeros(0, dtype=np.uint64), 2: np.zeros((0, 2), dtype=np.uint64)}
 """The halos FILA's kernel takes where its isolated-cell trigger acts by shifts or not at all, by words (shared by
@@ -127,7 +136,7 @@ class FilaRun:
     this tree (:meth:`hand_back`).
     """
 
-    def __init__(self, search: Search, plan: Plan, totals: dict, shared: SharedLists | None = None):
+    def __init__(self, search: Search, plan: Plan, totals: dict, shared: SharedLists | None = None, root: int = -1):
         start = time.perf_counter()
         cover = search.cover
         self.search = search
@@ -149,11 +158,8 @@ class FilaRun:
         self._fila = None
         self.shared = shared is not None
         if shared is not None:
-            fam_rows = shared.atlas.rows[families(plan, self.p0).used]
-            h, self.avail, n_images, n_entries = shared_handoff(shared, search.count, search.lo, search.hi,
-                                                                plan.shape_size, cover.opt_ptr, cover.opt_items,
-                                                                fam_rows)
-            fam = shared_families(plan, shared, self.p0)
+            fam, fam_rows = shared_families(plan, shared, self.p0, root >= 0)
+            h, self.avail, n_images, n_entries = shared_handoff(shared, search.count, search.lo, search.hi, fam_rows)
             # the word arrays come 1-D
             lay, nbr, full, vmask, dmask = h.lay, h.nbr, h.full, h.vmask, h.masks
         else:
@@ -201,7 +207,7 @@ class FilaRun:
         # the kernel's argument bundles, made once per hand-off
         self.lists = FilaLists(lay, self.entry_img, h.lp, h.ls_base, vmask, nbr, h.right, h.shift_left, dmask, full,
                                h.nonempty, self.img_opt, self.prefix, h.slack, h.spare, self.p0,
-                               np.uint64(self.n_shapes), isolated, halo, self.shared)
+                               np.uint64(self.n_shapes), isolated, halo, self.shared, root)
         self.order = FilaOrder(plan.kind, fam, h.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
@@ -262,15 +268,16 @@ class FilaRun:
         if cons.cfg[C_PARITY_BT]:
             img_par, img_pstep = cons.opt_par[self.img_opt], cons.opt_pstep[self.img_opt]
         else:
-            img_par = img_pstep = np.zeros(0, dtype=np.int64)
+            img_par = img_pstep = NO_TRIGGER_ARRAYS[0]
         if cells:
             n_cells = search.cover.n_cells
             # the shapes as the lists number them: every shape in shared lists, those with pieces left in own ones
             size = cons.shape_size if self.shared else cons.shape_size[
                 np.flatnonzero(search.hi[n_cells:] > search.count[n_cells:])]
         else:
-            # only the volume trigger reads the shapes' sizes
-            size = np.zeros(0, dtype=np.int64)
+            # only the volume trigger reads the shapes' sizes, and writes its scratch space
+            return TriggerArgs(cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
+                               *NO_TRIGGER_ARRAYS)
         return TriggerArgs(cons.cfg, cons.par_ok, img_par, img_pstep, fpar, cons.counters, nb_ptr, nb,
                            size, np.zeros(cells, dtype=np.int32),
                            np.zeros(cells + 1, dtype=np.int32), np.zeros(cells, dtype=np.int64),
@@ -636,6 +643,70 @@ on every machine, and the counters are the same either way.
 """
 
 
+ROOT_CELLS = 32
+"""The most cells of a puzzle whose FILA takes over at the root where DLX would place one piece first
+(:func:`root_branch`): there the whole search runs on shared lists, which pays on small trees only."""
+
+
+def root_branch(cover, settings: Settings, plan: Plan) -> np.ndarray | None:
+    """The options DLX's first level would branch on, where FILA takes over at the root instead; None where it does
+    not.
+
+    With the hand-off after one piece, DLX places that piece and hands
+    each branch over: the Soma cube's three hand-offs, each its DLX slice,
+    its kernel calls and its set-up, a fifth of a search of a millisecond
+    and a half.  On a puzzle of at most :data:`ROOT_CELLS` cells FILA takes
+    over at the root and branches first on the options DLX's ``s`` would
+    choose, those of the first item with the fewest (a single piece's or a
+    cell's, :func:`~bench.kernels.fila_lists.rooted`), where DLX would hand
+    every branch over (no item forced or dead after it, :func:`_hands_over`)
+    and no trigger acts at the hand-off's node: the tree is then the same,
+    but for DLX's updates at its level, which FILA does not count.  Not for
+    a piece of a split, a forced first item, goals, traces, spare pieces or
+    a first item whose branches place identical pieces.
+    """
+    n = cover.piece_count
+    lo, hi = cover.item_lo, cover.item_hi
+    if (settings.fila != n - 1 or cover.n_cells > ROOT_CELLS or plan.kind[n] != SIZE or settings.prefix
+            or settings.cut is not None or settings.budget or settings.first_item is not None or settings.goal
+            or settings.trace or settings.parity_backtrack or settings.volume_backtrack or np.any(lo != hi)):
+        return None
+    primary = np.flatnonzero(lo > 0)
+    size = np.bincount(cover.opt_items, minlength=cover.n_items)
+    # DLX's choice: the first item (in item order) of the fewest branches
+    item = primary[np.argmin(size[primary] - lo[primary] + 1)]
+    if hi[item] != 1:
+        return None
+    option_of = np.repeat(np.arange(cover.n_options, dtype=np.int32), np.diff(cover.opt_ptr))
+    branch = option_of[cover.opt_items == item]
+    if not all(_hands_over(cover, option_of, o, settings.isolated_backtrack > 0) for o in branch):
+        return None
+    return branch
+
+
+def _hands_over(cover, option_of: np.ndarray, o: int, isolated: bool) -> bool:
+    """Whether DLX, having placed option ``o`` first, hands the branch over (every item left with two options or
+    more), and, with the isolated-cell trigger, no open cell is left without an open neighbour (FILA checks the
+    placement; DLX does not)."""
+    items = cover.opt_items[cover.opt_ptr[o] : cover.opt_ptr[o + 1]]
+    count = np.zeros(cover.n_items, dtype=np.int64)
+    count[items] += 1
+    full = count >= cover.item_hi
+    out = np.zeros(cover.n_options, dtype=bool)
+    out[option_of[full[cover.opt_items]]] = True
+    size = np.bincount(cover.opt_items[~out[option_of]], minlength=cover.n_items)
+    listed = count < cover.item_hi
+    if np.any(size[listed] - (cover.item_lo[listed] - count[listed]) + 1 < 2):
+        return False
+    if isolated:
+        nb_ptr, nb = cover.puzzle.cell_neighbours
+        is_open = count[: cover.n_cells] == 0
+        open_around = np.add.reduceat(np.append(is_open[nb], False), nb_ptr[:-1]) if len(nb) else np.zeros(0)
+        if np.any(is_open & (open_around == 0)):
+            return False
+    return True
+
+
 def handoff_totals() -> dict:
     """FILA's totals over a pipeline's hand-offs, all zero (:class:`FilaRun` adds to them)."""
     return {"handoffs": 0, "geometric": 0, "images": 0, "list_entries": 0, "max_cells": 0, "words": 0,
@@ -655,15 +726,22 @@ class PipelineSearch(Search):
         # filters take options out above a hand-off, which the shared lists would hold (they hold every image over
         # open cells)
         filters = settings.parity_filter or settings.volume_filter or settings.fit_filter
-        share_lists = share_lists and not filters and not self.plan.built.get(LARGE_TREES)
+        share_lists = share_lists and not filters
+        # from the puzzle and the settings alone, as it changes what is counted where (DLX's updates at its level)
+        branch = root_branch(cover, settings, self.plan) if share_lists else None
         compiled = warmup.spent()
-        self.shared = plan_shared(cover, self.plan) if share_lists else None
+        self.shared = (plan_shared(cover, self.plan)
+                       if share_lists and (branch is not None or not self.plan.built.get(LARGE_TREES)) else None)
+        self.root, self.rooted = -1, None
+        if branch is not None and self.shared is not None:
+            self.rooted, self.root = rooted(self.shared, branch)
         # a kernel first met building them (a specialization nobody foresaw) compiles here: compile time, not set-up
         self.setup_compile_seconds = warmup.spent() - compiled
         self.totals = handoff_totals()
         self.fila = None
+        handoff_at = cover.piece_count if self.root >= 0 else settings.fila
         super().__init__(cover, settings, limits, on_solutions, on_trace, handoff=self.take_over,
-                         handoff_at=settings.fila, handoff_cells=MAX_CELLS, handoff_shapes=MAX_SHAPES, batch=batch)
+                         handoff_at=handoff_at, handoff_cells=MAX_CELLS, handoff_shapes=MAX_SHAPES, batch=batch)
 
     def run(self) -> Status:
         """:meth:`Search.run`, with the compiling of the set-up counted as the search's late compiling (once)."""
@@ -675,6 +753,9 @@ class PipelineSearch(Search):
     def take_over(self, search: Search):
         """FILA for the branch at hand (with the budget spent, it searches the branch's node and hands back the rest:
         handing the branch back whole would count the DLX filters at its node twice, here and in its piece)."""
+        if self.root >= 0 and int(search.state[S_LEVEL]) == 0:
+            self.fila = FilaRun(search, self.plan, self.totals, self.rooted, self.root)
+            return self.fila
         last, built = self.fila, self.plan.built
         if last is not None and last.shared and (int(search.state[S_NODES]) - last.start_nodes
                                                  > LARGE_TREE_NODES * len(last.img_opt)):

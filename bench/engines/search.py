@@ -143,10 +143,10 @@ class Search:
     FIRST_SLICE = 1 << 4
     """Nodes of the first kernel slice (a node near the root may take 10 ms or more under in-search filters); later
     slices adapt to last about :attr:`SLICE_SECONDS`."""
-    FIRST_SUB_SLICE = 1 << 10
+    FIRST_SUB_SLICE = 1 << 12
     """Nodes of a sub-search's first slice (FILA's after a hand-off): its nodes cost microseconds, tens of them under
-    its triggers and ``e``, so a thousand fit in a slice, where sixteen cost the Soma cube's three hand-offs five
-    calls of the kernel more."""
+    its triggers and ``e``, so four thousand fit in a slice (0.2 s at the most), where sixteen cost the Soma cube's
+    three hand-offs five calls of the kernel more, and a thousand one."""
     SLICE_SECONDS = 0.02
     GROWTH = 8.0
     MAX_SLICE = 1 << 26

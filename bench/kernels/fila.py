@@ -54,7 +54,7 @@ TriggerArgs = namedtuple("TriggerArgs", [
 
 FilaLists = namedtuple("FilaLists", [
     "lay", "entry_img", "lp", "ls_base", "vmask", "nbr", "dright", "dleft", "dmask", "full", "nonempty", "img_opt",
-    "prefix", "slack", "spare", "p0", "n_shapes", "isolated", "halo", "shared"])
+    "prefix", "slack", "spare", "p0", "n_shapes", "isolated", "halo", "shared", "root"])
 """One hand-off's sub-puzzle as the kernel reads it (:func:`~bench.kernels.fila_lists.build_handoff`): the images'
 layouts, the list entries and list sets (``entry_img``, ``lp``, ``ls_base``, ``vmask``, ``nonempty``), the cells'
 neighbours and open bits (``nbr``, ``dright``, ``dleft``, ``dmask``, ``full``), each image's option of the cover
@@ -63,7 +63,9 @@ the pieces left at the hand-off (``p0``), the shapes (``n_shapes``), from how ma
 trigger acts (``isolated``, 0: off; off too where a piece left has one cell), where it acts by halos rather than
 shifts, each image's open neighbours (``halo``; empty: by shifts), and whether the lists are a plan's shared ones
 (``shared``, :func:`~bench.kernels.fila_lists.build_shared`), which hold images over the cells filled above the
-hand-off too: their attempts count only the entries that avoid those cells, the entries a hand-off's own lists hold."""
+hand-off too: their attempts count only the entries that avoid those cells, the entries a hand-off's own lists hold;
+and the list set the hand-off's node branches on (``root``, -1: the one its schedule selects), where FILA takes over at
+the root and places first what DLX's first level would."""
 
 FilaOrder = namedtuple("FilaOrder", ["kind", "fam", "order_cells"])
 """FILA's schedule per number of pieces remaining: the selection kind, the list family, and each family's cells in
@@ -170,6 +172,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     iso_min = np.uint64(lists.isolated)
     halo = lists.halo
     shared = lists.shared
+    root = lists.root
     kind = order.kind
     fam = order.fam
     order_cells = order.order_cells
@@ -212,8 +215,9 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     n_cells_l = np.uint64(ls_base.shape[1])
     triggers = ccfg[C_PARITY_BT] > 0 or ccfg[C_VOLUME_BT] > 0
     full = load(full_arr, 0)
-    # the hand-off's occupancy: an entry of shared lists that hits it is not in play there
-    occ0 = load(occ_stack, 0)
+    # the level whose occupancy tells the entries of shared lists in play (those that avoid it): the hand-off's, or
+    # where FILA took over at the root, the first piece's (the hand-off DLX would have made)
+    live_level = np.uint64(1) if root >= 0 else np.uint64(0)
     n_dirs = dright.shape[0]
     buf_cap = np.uint64(fbuf.shape[0] // (2 * stk.shape[0]))
     # unsigned indices spare numba's negative-index correction on every access
@@ -336,6 +340,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 stop = lp[base + s + one]
                 ws = w
                 if shared:
+                    occ0 = load(occ_stack, min(lv, live_level))
                     n_live = zero
                     while e < stop:
                         fbuf[w] = e
@@ -387,16 +392,20 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 pass
             elif p > zero:
                 # the hole to fill and its list set: e and s test the candidates' lists into the buffer
-                f = np.uint64(fam[p])
                 kd = kind[p]
-                buffered = kd == ESTIMATE or kd == SIZE
-                if buffered:
+                buffered = (kd == ESTIMATE or kd == SIZE) and (level > zero or root < 0)
+                if level == zero and root >= 0:
+                    ls = np.uint64(root)
+                    base = ls * n_shapes
+                elif buffered:
+                    f = np.uint64(fam[p])
                     ls, half, tested = tightest(kd, f, occ, h, level)
                     probes += np.int64(tested)
                     # base indexes the shapes' fit counts; k runs through the buffer
                     base = (level + level + half) * n_shapes
                     k = kend = (level + level + half) * buf_cap
                 else:
+                    f = np.uint64(fam[p])
                     ls = list_set(f, scanned_hole(kd, f, occ, h, level, p), occ)
                     base = ls * n_shapes
                 todo = nonempty[ls] & avail
@@ -413,6 +422,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                     stop = lp[base + sh + one]
                     k = kend = (level + level) * buf_cap
                     if shared:
+                        occ0 = load(occ_stack, min(level, live_level))
                         n_live = zero
                         while e < stop:
                             fbuf[kend] = e
@@ -452,7 +462,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             base = stk[level, L_BASE]
             occ = load(occ_stack, level)
             kd = kind[p]
-            buffered = kd == ESTIMATE or kd == SIZE
+            buffered = (kd == ESTIMATE or kd == SIZE) and (level > zero or root < 0)
         # SCAN: the next fitting image of the current list
         e = fbuf[k] if k < kend else zero
         if k < kend:

@@ -830,10 +830,10 @@ def whole_lists(cover, plan: Plan) -> WholeLists | None:
 
 # -- the lists of a whole puzzle, shared by every hand-off ----------------------------------------
 
-SharedImages = namedtuple("SharedImages", ["cell_bit", "opt_lay", "opt_shape", "loose", "vmask", "ordered",
-                                           "first_cell", "n_bits"])
+SharedImages = namedtuple("SharedImages", ["cell_bit", "shape_size", "opt_lay", "opt_shape", "loose", "vmask",
+                                           "ordered", "first_cell", "n_bits"])
 """What a hand-off on shared lists reads to tell its images in play (:func:`handoff_state`): each cell's bit, each
-option's layout word and shape, the options with a cell without a neighbour in them (``loose``), the lists'
+shape's cells, each option's layout word and shape, the options with a cell without a neighbour in them (``loose``), the lists'
 variable neighbours (``vmask``, ``n_bits`` rows per family), which families are ordered (POF), and each option's
 earliest cell in each family (``first_cell``)."""
 
@@ -895,7 +895,8 @@ def build_shared(cover, plan: Plan) -> SharedLists | None:
         least = np.repeat(np.minimum.reduceat(ranks, starts), sizes)
         first_cell[f] = img_cells[np.minimum.reduceat(np.where(ranks == least, at, len(at)), starts)]
     shape_of = (cover.opt_items[cover.opt_ptr[1:] - 1] - cover.n_cells).astype(np.int32)
-    images = SharedImages(np.left_shift(np.uint64(1), atlas.bit_of.astype(np.uint64)), words(img_lay), shape_of,
+    images = SharedImages(np.left_shift(np.uint64(1), atlas.bit_of.astype(np.uint64)), plan.shape_size,
+                          words(img_lay), shape_of,
                           loose, words(atlas.vmask), plan.ordered[np.flatnonzero(atlas.rows >= 0)], first_cell,
                           whole.n_bits)
     return SharedLists(atlas, whole.n_bits, words(whole.lay), words(atlas.vmask), whole.nonempty, order_cells,
@@ -927,24 +928,41 @@ def plan_shared(cover, plan: Plan) -> SharedLists | None:
     return built["shared"]
 
 
+def rooted(shared: SharedLists, options: np.ndarray) -> tuple[SharedLists, int]:
+    """``shared`` with one list set more, whose lists hold ``options`` (ascending) by shape, and its index: what a
+    FILA that takes over at the root branches on first, where DLX's first level would have."""
+    atlas = shared.atlas
+    n_shapes = atlas.n_shapes
+    shapes = shared.images.opt_shape[options]
+    by_shape = options[np.argsort(shapes, kind="stable")]
+    counts = np.bincount(shapes, minlength=n_shapes)
+    lp = np.concatenate([atlas.lp, atlas.lp[-1] + np.cumsum(counts).astype(np.uint64)])
+    entry_opt = np.concatenate([atlas.entry_opt, by_shape.astype(np.int32)])
+    nonempty = np.append(shared.nonempty, np.bitwise_or.reduce(np.left_shift(np.uint64(1),
+                                                                             np.flatnonzero(counts).astype(np.uint64))))
+    lists = shared._replace(atlas=atlas._replace(lp=lp, entry_opt=entry_opt), nonempty=nonempty,
+                            lay=np.concatenate([shared.lay, shared.images.opt_lay[by_shape]]),
+                            fit_cap=max(shared.fit_cap, int(counts.max())))
+    return lists, (len(atlas.lp) - 1) // n_shapes
+
+
 SharedHandoff = namedtuple("SharedHandoff", ["handoff", "avail", "images", "entries"])
 """A hand-off on shared lists (:func:`shared_handoff`): its :data:`Handoff`, its shapes with pieces left as FILA's
 bit mask, and the images and list entries its own lists would hold."""
 
 
-def shared_handoff(shared: SharedLists, count, lo, hi, shape_size, opt_ptr, opt_items, fam_rows) -> SharedHandoff:
+def shared_handoff(shared: SharedLists, count, lo, hi, fam_rows) -> SharedHandoff:
     """The hand-off of the DLX state of item counts ``count`` (bounds ``lo``, ``hi``) on ``shared`` lists, for the
     families of the shared lists' rows ``fam_rows``.
 
     Only the open cells' bits, the pieces left and spare per shape (every
     shape of the cover, used up or not), the fewest cells of a shape left,
     whether the images in play hold together, and what its own lists would
-    hold are the hand-off's own (:func:`handoff_state`, from the options'
-    items ``opt_ptr``, ``opt_items``); the rest is the plan's, its word
-    arrays 1-D (as :func:`words` makes them).
+    hold are the hand-off's own (:func:`handoff_state`); the rest is the
+    plan's, its word arrays 1-D (as :func:`words` makes them).
     """
     (full, left, slack, n_open, spare, min_size, avail, hold, images,
-     entries) = handoff_state(count, lo, hi, shape_size, opt_ptr, opt_items, shared.images, fam_rows)
+     entries) = handoff_state(count, lo, hi, shared.images, fam_rows)
     lists = shared.atlas
     h = Handoff(n_open, shared.n_bits, 1, shared.options, left, slack, lists.lp, shared.lay, lists.entry_opt,
                 shared.nonempty, lists.ls_base, shared.vmask, shared.nbr, shared.right, shared.shift_left,
@@ -954,7 +972,7 @@ def shared_handoff(shared: SharedLists, count, lo, hi, shape_size, opt_ptr, opt_
 
 
 @njit(cache=True)
-def handoff_state(count, lo, hi, shape_size, opt_ptr, opt_items, images, fam_rows):
+def handoff_state(count, lo, hi, images, fam_rows):
     """What a hand-off on shared lists reads of its DLX state (:func:`shared_handoff`), in one call.
 
     The open cells' bits (one word, as an array of it), the pieces left and
@@ -970,6 +988,7 @@ def handoff_state(count, lo, hi, shape_size, opt_ptr, opt_items, images, fam_row
     shared lists).
     """
     cell_bit = images.cell_bit
+    shape_size = images.shape_size
     opt_lay = images.opt_lay
     opt_shape = images.opt_shape
     vmask = images.vmask
