@@ -207,7 +207,9 @@ class FilaRun:
         # the kernel's argument bundles, made once per hand-off
         self.lists = FilaLists(lay, self.entry_img, h.lp, h.ls_base, vmask, nbr, h.right, h.shift_left, dmask, full,
                                h.nonempty, self.img_opt, self.prefix, h.slack, h.spare, self.p0,
-                               np.uint64(self.n_shapes), isolated, halo, self.shared, root)
+                               np.uint64(self.n_shapes), isolated, halo,
+                               # with no cell filled above it, every entry is in play: the kernel counts whole lists
+                               self.shared and (root >= 0 or n_open < len(shared.atlas.bit_of)), root)
         self.order = FilaOrder(plan.kind, fam, h.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
