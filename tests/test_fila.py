@@ -221,18 +221,19 @@ def _pipeline_stats(cover, settings, share_lists):
 
 @pytest.mark.parametrize("path, redundancy, settings", [
     ("somacube.txt", "Z", Settings(order="f=6", fila=6, isolated_backtrack=1)),
-    ("somacube.txt", True, Settings(order="e=5:f=2", fila=7)),
-    ("tetraboloes_pentaboloes_4x4.txt", "G", Settings(order="e=11", fila=11)),
+    ("somacube.txt", True, Settings(order="f@2,1,0", fila=7)),
+    ("tetraboloes_pentaboloes_4x4.txt", "G", Settings(order="f=11", fila=11)),
     ("pentominoes_10x6.txt", True, Settings(order="f=11", fila=11, isolated_backtrack=11, parity_backtrack=11,
                                              volume_backtrack=6)),
-    ("polyspheres_tetrahedron_20.txt", True, Settings(order="e", fila=5, isolated_backtrack=5)),
+    ("polyspheres_tetrahedron_20.txt", True, Settings(order="f", fila=5, isolated_backtrack=5)),
     ("tetrominoes_torus_5x4.txt", True, Settings(order="f=4", fila=4, isolated_backtrack=4)),
     ("squares_dominoes_2x6.txt", True, Settings(order="f=17", fila=17, isolated_backtrack=17)),
-    ("tetrahexes_4x7.txt", True, Settings(order="s", fila=6)),
-    ("pentacubes_planar_2x5x6.txt", True, Settings(order="e", fila=10, nof=False)),
-    (DATA / "spare_3x3.txt", True, Settings(order="e", fila=5))])
+    ("tetrahexes_4x7.txt", True, Settings(order="f=6", fila=6)),
+    ("pentacubes_planar_2x5x6.txt", True, Settings(order="f=10", fila=10, nof=False)),
+    (DATA / "spare_3x3.txt", True, Settings(order="f", fila=5))])
 def test_hand_offs_on_shared_lists_search_the_tree_their_own_lists_search(monkeypatch, path, redundancy, settings):
-    # scans and e and s, NOF and not, every trigger, spare pieces, several pieces above the hand-off, other lattices;
+    # scans along other axes, NOF and not, every trigger, spare pieces, several pieces above the hand-off, other
+    # lattices;
     # DLX places the first piece (FILA at the root has a test of its own)
     monkeypatch.setattr(fila_module, "ROOT_CELLS", 0)
     cover = Cover.from_puzzle(one(DEFS / path), redundancy=redundancy)
@@ -267,8 +268,8 @@ def test_hand_offs_build_their_own_lists_after_a_large_tree_on_shared_ones(monke
 
 
 @pytest.mark.parametrize("path, redundancy, order", [
-    ("somacube.txt", "Z", "f=6"), ("somacube.txt", True, "e=6"), ("tetrominoes_torus_5x4.txt", True, "f=4"),
-    ("polyspheres_tetrahedron_20.txt", True, "e=5"), ("dominoes_4x4.txt", None, "e=7")])
+    ("somacube.txt", "Z", "f=6"), ("somacube.txt", True, "f@2,1,0=6"), ("tetrominoes_torus_5x4.txt", True, "f=4"),
+    ("polyspheres_tetrahedron_20.txt", True, "f=5"), ("dominoes_4x4.txt", None, "f=7")])
 def test_fila_at_the_root_searches_the_tree_of_a_hand_off_after_one_piece(monkeypatch, path, redundancy, order):
     # a single piece's options first, or a cell's (the dominoes' corner, identical pieces)
     cover = Cover.from_puzzle(one(DEFS / path), redundancy=redundancy)
@@ -312,6 +313,9 @@ def test_no_hand_off_shares_lists_below_dlx_s_filters_or_many_filled_cells():
     # pieces above the hand-off filling over a quarter of the cells
     plan = fila_module.make_plan(cover, "f=8", cover.piece_count, 8, True)
     assert not fila_lists.shares_lists(cover, plan)
+    # e or s below the hand-off
+    for order in ("e=10", "f=10:s=3"):
+        assert not fila_lists.shares_lists(cover, fila_module.make_plan(cover, order, cover.piece_count, 10, True))
     assert fila_lists.shares_lists(cover, fila_module.make_plan(cover, "f=10", cover.piece_count, 10, True))
 
 

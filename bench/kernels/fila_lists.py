@@ -861,8 +861,13 @@ def shares_lists(cover, plan: Plan) -> bool:
     few: the largest pieces above the hand-off fill at most
     :data:`SHARED_FILLED` of the cells.  Only in one word, numbered in the
     box (as a hand-off's own lists then are, so the search is the same):
-    :func:`build_shared` sees to that.
+    :func:`build_shared` sees to that.  Under the scans only: ``e`` and
+    ``s`` probe every list of their candidate holes, and a count of the
+    images in play there slowed FILA's kernel on every search (see
+    :func:`~bench.kernels.fila.in_play`).
     """
+    if np.any((plan.kind[1 : plan.handoff_at + 1] == ESTIMATE) | (plan.kind[1 : plan.handoff_at + 1] == SIZE)):
+        return False
     n_cells = cover.n_cells
     sizes = np.sort(np.repeat(plan.shape_size, cover.item_hi[n_cells:]))
     above = int(sizes[len(sizes) - (cover.piece_count - plan.handoff_at):].sum())
