@@ -41,8 +41,8 @@ from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODE
                                 TRACE)
 from bench.kernels.constraints import C_ISOLATED_BT, C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
-                                F_TRACE_LEN, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, SIZE, FilaLists, FilaOrder,
-                                FilaStack, TriggerArgs, fila_search)
+                                F_TRACE_LEN, FIRST, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, SIZE, FilaLists,
+                                FilaOrder, FilaStack, TriggerArgs, fila_search)
 from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, SharedLists, build_atlas, build_handoff,
                                      build_shared, families, image_halos, make_plan, plan_atlas, plan_shared, rooted,
                                      shared_handoff, words)
@@ -104,6 +104,16 @@ def shared_families(plan: Plan, shared: SharedLists, p0: int, rooted: bool) -> t
         # levels above the hand-off are DLX's: no family, so ORDER starts its scan afresh
         fam[below + 1 :] = -1
         got = plan.built[key] = fam, shared.atlas.rows[families(plan, below).used]
+    return got
+
+
+def rooted_kinds(plan: Plan) -> np.ndarray:
+    """The plan's selection kinds for FILA at the root: its root level's a scan's, as it branches on a list set given
+    (``FilaLists.root``) and keeps no candidates in the fit buffer; made once and kept in the plan."""
+    got = plan.built.get("rooted kinds")
+    if got is None:
+        got = plan.built["rooted kinds"] = plan.kind.copy()
+        got[len(got) - 2] = FIRST
     return got
 
 
@@ -210,7 +220,7 @@ class FilaRun:
                                np.uint64(self.n_shapes), isolated, halo,
                                # with no cell filled above it, every entry is in play: the kernel counts whole lists
                                self.shared and (root >= 0 or n_open < len(shared.atlas.bit_of)), root)
-        self.order = FilaOrder(plan.kind, fam, h.order_cells)
+        self.order = FilaOrder(rooted_kinds(plan) if root >= 0 else plan.kind, fam, h.order_cells)
         self.stack = FilaStack(self.fstate, self.occ_stack, self.stk, self.pos_stack, self.fbuf, self.fcount,
                                self.flen, self.left, self.chosen, self.path)
         specialization = fila_specialization(n_words)

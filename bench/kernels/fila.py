@@ -66,7 +66,7 @@ shifts, each image's open neighbours (``halo``; empty: by shifts), and whether t
 hand-off too: their attempts count only the entries that avoid those cells, the entries a hand-off's own lists hold
 (under the scans: ``e`` and ``s`` search a hand-off's own lists);
 and the list set the hand-off's node branches on (``root``, -1: the one its schedule selects), where FILA takes over at
-the root and places first what DLX's first level would."""
+the root and places first what DLX's first level would (its level's kind then a scan's, :data:`FilaOrder`)."""
 
 FilaOrder = namedtuple("FilaOrder", ["kind", "fam", "order_cells"])
 """FILA's schedule per number of pieces remaining: the selection kind, the list family, and each family's cells in
@@ -380,6 +380,12 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     occ = load(occ_stack, level)
     k = kend = todo = sh = base = zero
     buffered = False
+    if root >= 0 and level == zero and phase == FORWARD and nodes < nodes_end:
+        # the root's node, out of the loop: it branches on the root's list set, its level's kind a scan's
+        nodes += 1
+        base = np.uint64(root) * n_shapes
+        todo = nonempty[root] & avail
+        phase = NEXT_SHAPE
     while True:
         if phase == FORWARD:
             if nodes >= nodes_end:
@@ -399,20 +405,16 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
                 pass
             elif p > zero:
                 # the hole to fill and its list set: e and s test the candidates' lists into the buffer
+                f = np.uint64(fam[p])
                 kd = kind[p]
-                buffered = (kd == ESTIMATE or kd == SIZE) and (level > zero or root < 0)
-                if level == zero and root >= 0:
-                    ls = np.uint64(root)
-                    base = ls * n_shapes
-                elif buffered:
-                    f = np.uint64(fam[p])
+                buffered = kd == ESTIMATE or kd == SIZE
+                if buffered:
                     ls, half, tested = tightest(kd, f, occ, h, level)
                     probes += np.int64(tested)
                     # base indexes the shapes' fit counts; k runs through the buffer
                     base = (level + level + half) * n_shapes
                     k = kend = (level + level + half) * buf_cap
                 else:
-                    f = np.uint64(fam[p])
                     ls = list_set(f, scanned_hole(kd, f, occ, h, level, p), occ)
                     base = ls * n_shapes
                 todo = nonempty[ls] & avail
@@ -462,7 +464,7 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
             base = stk[level, L_BASE]
             occ = load(occ_stack, level)
             kd = kind[p]
-            buffered = (kd == ESTIMATE or kd == SIZE) and (level > zero or root < 0)
+            buffered = kd == ESTIMATE or kd == SIZE
         # SCAN: the next fitting image of the current list
         e = fbuf[k] if k < kend else zero
         if k < kend:
