@@ -41,8 +41,8 @@ from bench.kernels.codes import (DONE, PAUSED, S_COVERS, S_DEAD, S_LEVEL, S_NODE
                                 TRACE)
 from bench.kernels.constraints import C_ISOLATED_BT, C_PARITY_BT, C_VOLUME_BT
 from bench.kernels.fila import (F_AVAIL, F_CHILD, F_LEVEL, F_PATH, F_PHASE, F_SHARE_J, F_SHARE_N, F_STOP, F_TRACE_KIND,
-                                F_TRACE_LEN, FIRST, FORWARD, L_ENTRY, N_FSTATE, PATH_END, RESTORE, SIZE, FilaLists,
-                                FilaOrder, FilaStack, TriggerArgs, fila_search)
+                                F_TRACE_LEN, F_BASE, F_TODO, FIRST, FORWARD, L_ENTRY, N_FSTATE, NEXT_SHAPE, PATH_END,
+                                RESTORE, SIZE, FilaLists, FilaOrder, FilaStack, TriggerArgs, fila_search)
 from bench.kernels.fila_lists import (Atlas, Families, Handoff, InPlay, Plan, SharedLists, build_atlas, build_handoff,
                                      build_shared, families, image_halos, make_plan, plan_atlas, plan_shared, rooted,
                                      shared_handoff, words)
@@ -194,6 +194,12 @@ class FilaRun:
         self.fstate = np.zeros(N_FSTATE, dtype=np.int64)
         self.fstate[F_PHASE] = FORWARD
         self.fstate[F_AVAIL] = self.avail
+        if root >= 0:
+            # the root's node, counted and branched here: the kernel starts at its shapes, on the root's list set
+            search.state[S_NODES] += 1
+            self.fstate[F_PHASE] = NEXT_SHAPE
+            self.fstate[F_TODO] = (h.nonempty[root] & np.int64(self.avail).view(np.uint64)).view(np.int64)
+            self.fstate[F_BASE] = root * len(h.left)
         # bits that are not open cells start filled
         self.occ_stack = np.zeros((depth + 1,) if n_words == 1 else (depth + 1, n_words), dtype=np.uint64)
         self.occ_stack[0] = ~full[0]

@@ -37,9 +37,11 @@ FORWARD, NEXT_SHAPE, SCAN, BACKUP, RESTORE = 0, 1, 2, 3, 4
 # slots of the FILA state array: the search's place, and the last trace event (1 placed, 2 removed, 3 the end of a
 # piece's path) with the number of options it shows; a piece of the tree (FilaRun): the levels whose placements
 # follow ``path`` and, at the level below them, the share of the children searched (j of every n, the children
-# counted in F_CHILD); the level whose back-up ends the search
-F_LEVEL, F_PHASE, F_AVAIL, F_TRACE_KIND, F_TRACE_LEN, F_PATH, F_SHARE_J, F_SHARE_N, F_CHILD, F_STOP = range(10)
-N_FSTATE = 10
+# counted in F_CHILD); the level whose back-up ends the search; the shapes to try and the list set of a node whose
+# branching its FilaRun set, the kernel starting at NEXT_SHAPE (FILA at the root)
+(F_LEVEL, F_PHASE, F_AVAIL, F_TRACE_KIND, F_TRACE_LEN, F_PATH, F_SHARE_J, F_SHARE_N, F_CHILD, F_STOP, F_TODO,
+ F_BASE) = range(12)
+N_FSTATE = 12
 PATH_END = 3
 """The trace kind of a stop at the placement that ends a piece's path (:data:`FilaStack` ``path``)."""
 # columns of the level stack: the list cursor and its end in the fit buffer, the shapes still to try, the shape
@@ -380,12 +382,10 @@ def fila_search(lists, order, stack, counters, matrix, symmetry, sink, fcons, tr
     occ = load(occ_stack, level)
     k = kend = todo = sh = base = zero
     buffered = False
-    if root >= 0 and level == zero and phase == FORWARD and nodes < nodes_end:
-        # the root's node, out of the loop: it branches on the root's list set, its level's kind a scan's
-        nodes += 1
-        base = np.uint64(root) * n_shapes
-        todo = nonempty[root] & avail
-        phase = NEXT_SHAPE
+    if phase == NEXT_SHAPE:
+        # the shapes and the list set of a node whose branching FilaRun set (the root's, :data:`FilaLists` ``root``)
+        todo = np.uint64(fstate[F_TODO])
+        base = np.uint64(fstate[F_BASE])
     while True:
         if phase == FORWARD:
             if nodes >= nodes_end:
