@@ -284,7 +284,9 @@ class FilaRun:
         fpar = np.zeros((depth + 1, 2), dtype=np.int64)
         fpar[0] = cons.par_d[level], cons.par_s[level]
         if cons.cfg[C_PARITY_BT]:
-            img_par, img_pstep = cons.opt_par[self.img_opt], cons.opt_pstep[self.img_opt]
+            # shared lists' images are the options themselves, in order: no copy
+            img_par, img_pstep = ((cons.opt_par, cons.opt_pstep) if self.shared
+                                  else (cons.opt_par[self.img_opt], cons.opt_pstep[self.img_opt]))
         else:
             img_par = img_pstep = NO_TRIGGER_ARRAYS[0]
         if cells:
